@@ -1,0 +1,65 @@
+"""Cross-validation with folds grouped by topic, and a topic-level bootstrap interval."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.model_selection import GroupKFold
+
+from .data import question_score
+from .pipeline import TopicAnalysis, answer_topic
+from .reason import SolverParams
+from .scoring import EdgeScorer
+
+
+@dataclass(frozen=True)
+class FoldResult:
+    """Per-question scores of one configuration, with the topic of each question."""
+
+    name: str
+    scores: np.ndarray
+    topics: np.ndarray
+
+    @property
+    def mean(self) -> float:
+        return float(self.scores.mean())
+
+
+def fold_scorers(analyses: list[TopicAnalysis], folds: int, make_scorer=EdgeScorer) -> list[EdgeScorer]:
+    """For each topic, a scorer fitted on the folds that do not contain it."""
+    topics = np.array([a.topic.topic_id for a in analyses])
+    models: list[EdgeScorer | None] = [None] * len(analyses)
+    for train, test in GroupKFold(n_splits=folds).split(topics, groups=topics):
+        scorer = make_scorer().fit([analyses[i].table for i in train], [analyses[i].gold() for i in train])
+        for i in test:
+            models[i] = scorer
+    return models
+
+
+def held_out_scores(
+    analyses: list[TopicAnalysis],
+    models: list[EdgeScorer],
+    name: str = "full",
+    without: frozenset[str] = frozenset(),
+    params: SolverParams = SolverParams(),
+) -> FoldResult:
+    """Answer every topic with its held-out scorer and score each question against gold."""
+    scores, topics = [], []
+    for analysis, model in zip(analyses, models):
+        _, solution = answer_topic(analysis, model, without, params)
+        for q in analysis.topic.questions:
+            scores.append(question_score(solution.answers[q.qid], q.gold))
+            topics.append(q.topic_id)
+    return FoldResult(name, np.array(scores), np.array(topics))
+
+
+def bootstrap_interval(result: FoldResult, n: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95% interval of the mean score, resampling whole topics (questions of a topic are not independent)."""
+    rng = np.random.default_rng(seed)
+    ids = np.unique(result.topics)
+    sums = np.array([result.scores[result.topics == t].sum() for t in ids])
+    counts = np.array([(result.topics == t).sum() for t in ids])
+    picks = rng.integers(0, len(ids), size=(n, len(ids)))
+    means = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))

@@ -1,0 +1,262 @@
+"""Typed records for AER data, their loaders with validation, and the official scorer."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator
+
+LABELS = ("A", "B", "C", "D")
+NONE_TEXT = "none of the others are correct causes"
+SPLITS = ("train", "dev", "sample", "test")
+
+
+class DataError(ValueError):
+    """Invalid input data; the message names the file, the line or id, and the problem."""
+
+    def __init__(self, path: str | os.PathLike, where: str | None, problem: str):
+        self.path, self.where, self.problem = str(path), where, problem
+        loc = f"{self.path}:{where}" if where else self.path
+        super().__init__(f"{loc}: {problem}")
+
+
+@dataclass(frozen=True)
+class Document:
+    """One news document of a topic."""
+
+    doc_id: str
+    title: str
+    content: str
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Question:
+    """A target event, four candidate causes, and the gold labels when known."""
+
+    qid: str
+    topic_id: int
+    target: str
+    options: tuple[str, str, str, str]
+    gold: frozenset[str] | None = None
+
+    def option(self, label: str) -> str:
+        return self.options[LABELS.index(label)]
+
+    @property
+    def none_label(self) -> str | None:
+        """The label of the "None of the others are correct causes." option, if offered."""
+        for label, text in zip(LABELS, self.options):
+            if is_none_option(text):
+                return label
+        return None
+
+
+@dataclass
+class Topic:
+    """All questions and documents that share a topic id."""
+
+    topic_id: int
+    questions: list[Question] = field(default_factory=list)
+    documents: list[Document] = field(default_factory=list)
+    title: str = ""
+
+
+def is_none_option(text: str) -> bool:
+    return normalize_text(text) == NONE_TEXT
+
+
+def normalize_text(text: str) -> str:
+    """Lower-case, straighten quotes, drop trailing punctuation and squeeze whitespace."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    text = re.sub(r"\s+", " ", text.strip().lower())
+    return text.rstrip(" .;!")
+
+
+def parse_labels(answer: str, path: str | os.PathLike, where: str) -> frozenset[str]:
+    """Parse "A,C" into {"A", "C"}; raise DataError on an empty answer or a label outside A-D."""
+    if not isinstance(answer, str):
+        raise DataError(path, where, f"answer must be a string such as 'A,C', got {answer!r}")
+    labels = [part.strip().upper() for part in answer.split(",") if part.strip()]
+    bad = [label for label in labels if label not in LABELS]
+    if bad:
+        raise DataError(path, where, f"label {bad[0]!r} is outside A-D in answer {answer!r}")
+    if not labels:
+        raise DataError(path, where, "empty answer")
+    return frozenset(labels)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise DataError(path, f"byte {err.start}", "file is not valid UTF-8") from None
+
+
+def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, object) for every non-blank line; DataError on bad JSON or a non-object."""
+    path = Path(path)
+    for lineno, line in enumerate(_read_text(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise DataError(path, f"line {lineno}", f"bad JSON ({err.msg})") from None
+        if not isinstance(obj, dict):
+            raise DataError(path, f"line {lineno}", "expected a JSON object")
+        yield lineno, obj
+
+
+def load_questions(path: str | os.PathLike) -> list[Question]:
+    """Read a questions.jsonl file; gold labels are read from `golden_answer` when present."""
+    questions, seen = [], {}
+    for lineno, obj in read_jsonl(path):
+        where = f"line {lineno}"
+        missing = [k for k in ("id", "topic_id", "target_event", *(f"option_{l}" for l in LABELS)) if k not in obj]
+        if missing:
+            raise DataError(path, where, f"missing field {missing[0]!r}")
+        qid = str(obj["id"])
+        if qid in seen:
+            raise DataError(path, where, f"duplicate question id {qid!r} (first on line {seen[qid]})")
+        seen[qid] = lineno
+        try:
+            topic_id = int(obj["topic_id"])
+        except (TypeError, ValueError):
+            raise DataError(path, where, f"topic_id must be an integer, got {obj['topic_id']!r}") from None
+        texts = [obj["target_event"], *(obj[f"option_{l}"] for l in LABELS)]
+        if not all(isinstance(t, str) and t.strip() for t in texts):
+            raise DataError(path, where, f"question {qid!r} has an empty or non-string event text")
+        gold = obj.get("golden_answer")
+        questions.append(
+            Question(
+                qid=qid,
+                topic_id=topic_id,
+                target=texts[0],
+                options=tuple(texts[1:]),
+                gold=None if gold is None else parse_labels(gold, path, where),
+            )
+        )
+    return questions
+
+
+def load_answers(path: str | os.PathLike) -> dict[str, frozenset[str]]:
+    """Read gold or predicted answers: a questions.jsonl with `golden_answer` or `{"id", "answer"}` lines."""
+    answers = {}
+    for lineno, obj in read_jsonl(path):
+        where = f"line {lineno}"
+        if "id" not in obj:
+            raise DataError(path, where, "missing field 'id'")
+        key = "answer" if "answer" in obj else "golden_answer" if "golden_answer" in obj else None
+        if key is None:
+            raise DataError(path, where, "missing field 'answer' (or 'golden_answer')")
+        qid = str(obj["id"])
+        if qid in answers:
+            raise DataError(path, where, f"duplicate question id {qid!r}")
+        answers[qid] = parse_labels(obj[key], path, where)
+    return answers
+
+
+def load_documents(path: str | os.PathLike) -> dict[int, tuple[str, list[Document]]]:
+    """Read a docs.json file: {topic_id: (topic title, documents)}."""
+    path = Path(path)
+    try:
+        data = json.loads(_read_text(path))
+    except json.JSONDecodeError as err:
+        raise DataError(path, f"line {err.lineno}", f"bad JSON ({err.msg})") from None
+    if not isinstance(data, list):
+        raise DataError(path, None, f"expected a JSON list of topics, got {type(data).__name__}")
+    topics: dict[int, tuple[str, list[Document]]] = {}
+    for i, entry in enumerate(data):
+        where = f"topic entry {i}"
+        if not isinstance(entry, dict) or "topic_id" not in entry or not isinstance(entry.get("docs"), list):
+            raise DataError(path, where, "expected an object with 'topic_id' and a 'docs' list")
+        docs = []
+        for j, doc in enumerate(entry["docs"]):
+            if not isinstance(doc, dict) or not isinstance(doc.get("content", ""), str):
+                raise DataError(path, f"{where}, doc {j}", "expected an object with a string 'content'")
+            docs.append(
+                Document(
+                    doc_id=str(doc.get("id", f"{entry['topic_id']}-{j}")),
+                    title=str(doc.get("title") or ""),
+                    content=doc.get("content") or doc.get("snippet") or "",
+                    source=str(doc.get("source") or ""),
+                )
+            )
+        title, previous = topics.get(int(entry["topic_id"]), (str(entry.get("topic", "")), []))
+        topics[int(entry["topic_id"])] = (title, previous + docs)
+    return topics
+
+
+def split_dir(root: str | os.PathLike, split: str) -> Path:
+    """The folder of a split in either layout: `root/train` or the public repository's `root/train_data`."""
+    root = Path(root)
+    for name in (split, f"{split}_data"):
+        if (root / name / "questions.jsonl").is_file():
+            return root / name
+    raise DataError(root, None, f"no {split}/questions.jsonl or {split}_data/questions.jsonl here")
+
+
+def all_documents(root: str | os.PathLike) -> dict[int, tuple[str, list[Document]]]:
+    """Documents of every split under root, by topic (train/dev questions reuse sample's documents)."""
+    root = Path(root)
+    found: dict[int, tuple[str, list[Document]]] = {}
+    for split in SPLITS:
+        for name in (split, f"{split}_data"):
+            path = root / name / "docs.json"
+            if path.is_file():
+                for tid, (title, docs) in load_documents(path).items():
+                    found.setdefault(tid, (title, docs))
+    return found
+
+
+def group_topics(questions: Iterable[Question], documents: dict[int, tuple[str, list[Document]]]) -> list[Topic]:
+    """Group questions by topic (sorted by id) and attach each topic's documents."""
+    topics: dict[int, Topic] = {}
+    for q in questions:
+        if q.topic_id not in topics:
+            title, docs = documents.get(q.topic_id, ("", []))
+            topics[q.topic_id] = Topic(q.topic_id, documents=list(docs), title=title)
+        topics[q.topic_id].questions.append(q)
+    return [topics[t] for t in sorted(topics)]
+
+
+def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | None = None) -> list[Topic]:
+    """Load one split of a data folder as topics; `topics` restricts to those ids."""
+    if split not in SPLITS:
+        raise DataError(root, None, f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+    questions = load_questions(split_dir(root, split) / "questions.jsonl")
+    result = group_topics(questions, all_documents(root))
+    if topics is not None:
+        wanted = set(topics)
+        unknown = wanted - {t.topic_id for t in result}
+        if unknown:
+            raise DataError(split_dir(root, split), None, f"unknown topic {sorted(unknown)[0]} in split {split}")
+        result = [t for t in result if t.topic_id in wanted]
+    return result
+
+
+def load_labelled(root: str | os.PathLike) -> list[Topic]:
+    """Every labelled question (train + dev + sample), grouped by topic, for training and grouped CV."""
+    questions = []
+    for split in ("train", "dev", "sample"):
+        try:
+            questions += load_questions(split_dir(root, split) / "questions.jsonl")
+        except DataError as err:
+            if "no " not in err.problem:
+                raise
+    return group_topics(questions, all_documents(root))
+
+
+def question_score(predicted: frozenset[str], gold: frozenset[str]) -> float:
+    """Official AER score: 1 for the exact set, 0.5 for a non-empty proper subset, else 0."""
+    if not predicted:
+        return 0.0
+    if predicted == gold:
+        return 1.0
+    if predicted < gold:
+        return 0.5
+    return 0.0

