@@ -24,6 +24,9 @@ def load_encoder(name: str = DEFAULT_ENCODER):
     """Load a SentenceTransformer on the CPU; raises if the weights cannot be found (no silent fallback)."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
 
     return SentenceTransformer(resolve_model_path(name), device="cpu")
 

@@ -1,0 +1,29 @@
+"""Checks on the shared AER data (../shared/aer); slow, run with `pytest -m slow`."""
+
+import json
+import time
+
+import pytest
+
+from causalgraph import answer
+from causalgraph.crossval import fold_scorers, held_out_scores
+from causalgraph.data import load_labelled
+from causalgraph.pipeline import analyse_topic
+
+pytestmark = pytest.mark.slow
+
+
+def test_test_split_answers_all_612_questions_in_time(aer, tmp_path):
+    out = tmp_path / "test.jsonl"
+    start = time.time()
+    assert answer.main(["--data", str(aer), "--split", "test", "--out", str(out), "--quiet"]) == 0
+    assert time.time() - start < 300
+    rows = [json.loads(l) for l in out.read_text().splitlines()]
+    assert len(rows) == 612 and len({r["id"] for r in rows}) == 612
+    assert all(r["answer"] and set(r["answer"].split(",")) <= set("ABCD") for r in rows)
+
+
+def test_grouped_cv_reaches_the_spine_bar(aer):
+    analyses = [analyse_topic(t) for t in load_labelled(aer)]
+    result = held_out_scores(analyses, fold_scorers(analyses, 5))
+    assert result.mean >= 0.78

@@ -1,0 +1,55 @@
+"""The edge scorer's features on hand-computed cases, and a real fit on a tiny topic."""
+
+import numpy as np
+import pytest
+
+from causalgraph.data import Question, Topic
+from causalgraph.graph import build_graph, candidate_pairs
+from causalgraph.scoring import STRUCTURE_FEATURES, EdgeScorer, content_words, jaccard, pair_table
+
+T, A, B, C, D = "The dam failed.", "Heavy rain fell.", "The gates jammed.", "A cup was won.", "A fair opened."
+
+
+def feature(table, pair, name):
+    return table.structure[table.pairs.index(pair), STRUCTURE_FEATURES.index(name)]
+
+
+@pytest.fixture
+def graph():
+    questions = [
+        Question("q1", 1, T, (A, B, C, D), frozenset("AB")),
+        Question("q2", 1, T, (A, C, D, B), frozenset("AD")),
+        Question("q3", 1, A, (T, C, D, B), frozenset("B")),
+    ]
+    return build_graph(Topic(1, questions))
+
+
+def test_content_words_and_jaccard():
+    assert content_words("The dam failed after the rain.") == {"dam", "failed", "rain"}
+    assert jaccard({"a", "b"}, {"b", "c"}) == pytest.approx(1 / 3)
+
+
+def test_one_node_per_distinct_event_text(graph):
+    assert graph.number_of_nodes() == 5
+    assert len(candidate_pairs(graph)) == 4 + 4  # four options for T, four for A (T, C, D, B)
+
+
+def test_structure_features_by_hand(graph):
+    vectors = np.eye(5, dtype=np.float32)  # orthogonal: every cosine between distinct events is 0
+    table = pair_table(graph, vectors)
+    t, a, b = 0, 1, 2
+    assert feature(table, (a, t), "pair_share") == 1.0  # A offered in both questions about T
+    assert feature(table, (a, t), "cause_is_target") == 1.0  # A is the target of q3
+    assert feature(table, (a, t), "reverse_offered") == 1.0  # T is offered as a cause of A
+    assert feature(table, (b, t), "reverse_offered") == 0.0
+    assert feature(table, (b, t), "cosine") == 0.0
+    assert feature(table, (b, a), "pair_share") == 1.0
+    assert table.embedding.shape == (8, 10)
+
+
+def test_scorer_fits_and_ranks(graph):
+    table = pair_table(graph, np.eye(5, dtype=np.float32))
+    gold = np.array([p in {(1, 0), (2, 0), (2, 1)} for p in table.pairs])
+    probs = EdgeScorer(C=10.0).fit([table], [gold]).predict_proba(table)
+    assert probs.shape == (8,) and ((0 <= probs) & (probs <= 1)).all()
+    assert probs[gold].mean() > probs[~gold].mean()
