@@ -1,11 +1,11 @@
-"""`causalgraph COMMAND ...`: one entry point for answer, evaluate, train, ablation."""
+"""`causalgraph COMMAND ...`: one entry point for answer, evaluate, train, ablation, visualize."""
 
 from __future__ import annotations
 
 import importlib
 import sys
 
-COMMANDS = ("answer", "evaluate", "train", "ablation")
+COMMANDS = ("answer", "evaluate", "train", "ablation", "visualize")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,150 @@
+"""The topic page: its graph data, explanation panels, escaping of document text, no remote resources, CLI."""
+
+import subprocess
+import sys
+from html.parser import HTMLParser
+from types import SimpleNamespace
+
+import pytest
+
+from causalgraph import visualize
+from causalgraph.data import load_split
+from causalgraph.explain import explain_question
+from causalgraph.pipeline import analyse_topic, answer_topic
+from causalgraph.scoring import EdgeScorer, save_scorer
+
+from .pages import CLOSE, FAIL, GATES, IMG, INQUIRY, RAIN, SCRIPT, hostile_page, page_data
+
+
+class Tags(HTMLParser):
+    """Every start tag of a page with its attributes, and the text outside script and style elements."""
+
+    def __init__(self, page: str):
+        super().__init__()
+        self.tags, self.text, self._raw = [], [], None
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        self._raw = tag if tag in ("script", "style") else None
+
+    def handle_endtag(self, tag):
+        self._raw = None
+
+    def handle_data(self, data):
+        if self._raw is None:
+            self.text.append(data)
+
+
+@pytest.fixture(scope="module")
+def demo():
+    from causalgraph.answer import DEMO_DATA
+
+    topic = load_split(DEMO_DATA, "sample")[0]
+    analysis = analyse_topic(topic)
+    scorer = EdgeScorer().fit([analysis.table], [analysis.gold()])
+    scores, solution = answer_topic(analysis, scorer)
+    return SimpleNamespace(analysis=analysis, scorer=scorer, scores=scores, solution=solution)
+
+
+def test_demo_page_draws_every_event_and_candidate_edge(demo, tmp_path):
+    path = visualize.render_topic(demo.analysis, demo.scores, demo.solution, tmp_path / "demo.html")
+    page = path.read_text(encoding="utf-8")
+    data, graph = page_data(page), demo.analysis.graph
+    assert sorted(n["id"] for n in data["nodes"]) == sorted(graph)
+    assert sorted((e["from"], e["to"]) for e in data["edges"]) == sorted(graph.edges)
+    targets = {n for n in graph if graph.nodes[n]["targets_of"]}
+    assert {n["id"] for n in data["nodes"] if n["shape"] == "box"} == targets
+    questions = [q.qid for q in demo.analysis.topic.questions]
+    assert list(data["questions"]) == sorted(questions)
+    tags = Tags(page).tags
+    assert [a["value"] for t, a in tags if t == "option"] == ["", *questions]
+    assert [a["data-qid"] for t, a in tags if t == "section"] == ["", *questions]
+
+
+def test_edges_show_score_choice_and_rejecting_rule():
+    page = hostile_page()
+    edges = {(e["from"], e["to"]): e for e in page_data(page.html())["edges"]}
+    ids = page.ids
+    chosen = edges[ids[GATES], ids[FAIL]]
+    assert chosen["shadow"]["enabled"] and chosen["label"] == "\u2713 0.60" and not chosen["dashes"]
+    assert "P(cause) = 0.60" in chosen["title"] and "chosen as a cause" in chosen["title"]
+    rejected = edges[ids[INQUIRY], ids[FAIL]]
+    assert rejected["dashes"] and not rejected["shadow"] and rejected["label"] == ""
+    assert "excluded(temporal,4,0): dated after the target" in rejected["title"]
+    # colour and width grow with the score
+    assert rejected["width"] > edges[ids[RAIN], ids[FAIL]]["width"] > chosen["width"] - 2
+    assert visualize.score_color(0.0) == "#cfd8dc" and visualize.score_color(1.0) == "#08306b"
+    assert visualize.score_color(0.9) != visualize.score_color(0.1)
+
+
+def test_question_panel_shows_the_explain_record():
+    page = hostile_page()
+    text = " ".join("".join(Tags(page.html()).text).split())
+    for q in page.topic.questions:
+        record = explain_question(q, page.graph, page.scores, page.solution)
+        assert f"Answer {record['answer']}" in text
+    assert "excluded(consistency,1,0): the same pair was rejected where None was the answer" in text
+    assert "forced(none,q2): no real option was chosen, so None is the answer" in text
+    assert "0.80 (139)" in text  # RAIN -> FAIL: P(cause) and log-odds x 100
+
+
+def test_document_and_event_text_is_escaped():
+    html = hostile_page().html()
+    tags = Tags(html).tags
+    assert [t for t, _ in tags if t in ("script", "img", "iframe")] == ["script", "script"]
+    assert not any(a.get("onerror") for _, a in tags)
+    assert SCRIPT not in html and IMG not in html and CLOSE not in html
+    text = "".join(Tags(html).text)
+    assert SCRIPT in text and IMG in text  # shown as text in the title, selector and panel
+    data = page_data(html)  # hover texts are HTML with every document text escaped
+    titles = " ".join(n["title"] for n in data["nodes"]) + " ".join(e["title"] for e in data["edges"])
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in titles
+    assert "&lt;img src=x onerror=&quot;window.__pwned=2&quot;&gt;" in titles
+    assert "<script" not in titles and "<img" not in titles
+
+
+def test_page_needs_no_network():
+    tags = Tags(hostile_page().html()).tags
+    assert not [t for t, a in tags if t == "link" or "src" in a]
+    assert not [a for _, a in tags for k, v in a.items() if k in ("href", "src") and v and "//" in v]
+    assert "vis.Network" in hostile_page().html()
+
+
+def test_evidence_is_shown_only_when_the_analysis_has_it(tmp_path):
+    page = hostile_page()
+    with_evidence = SimpleNamespace(topic=page.topic, graph=page.graph, evidence=page.evidence)
+    without = SimpleNamespace(topic=page.topic, graph=page.graph)
+    html = visualize.render_topic(with_evidence, page.scores, page.solution, tmp_path / "e.html").read_text()
+    data = page_data(html)
+    gates = next(n for n in data["nodes"] if n["id"] == page.ids[GATES])
+    assert "Evidence" in gates["title"] and "The gates jammed." in gates["title"]
+    rain = next(e for e in data["edges"] if (e["from"], e["to"]) == (page.ids[RAIN], page.ids[FAIL]))
+    assert "Rain fell for days before the dam failed." in rain["title"]
+    text = " ".join(Tags(html).text)
+    assert "evidence for the pair" in text and "evidence about the event" in text and CLOSE in text
+    bare = visualize.render_topic(without, page.scores, page.solution, tmp_path / "b.html").read_text()
+    assert "Evidence" not in bare and "<details>" not in bare
+
+
+def test_short_labels_cut_at_a_word():
+    assert visualize.short_label("Heavy rain fell on Riverton for five days", 20) == "Heavy rain fell on\u2026"
+    assert visualize.short_label("  Short   text ") == "Short text"
+
+
+def test_cli_writes_the_demo_page(demo, tmp_path, capsys):
+    model = tmp_path / "scorer.joblib"
+    save_scorer(demo.scorer, model, "all-MiniLM-L6-v2")
+    out = tmp_path / "demo.html"
+    assert visualize.main(["--demo", "--model", str(model), "--out", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    assert len(page_data(out.read_text())["nodes"]) == demo.analysis.graph.number_of_nodes()
+
+
+def test_cli_errors(tmp_path, demo_dir, capsys):
+    with pytest.raises(SystemExit):
+        visualize.main(["--data", str(demo_dir), "--split", "sample"])  # no --topic
+    assert visualize.main(["--data", str(demo_dir), "--split", "sample", "--topic", "9", "--out", "x.html"]) == 2
+    assert "unknown topic 9" in capsys.readouterr().err
+    result = subprocess.run([sys.executable, "-m", "causalgraph", "visualize", "--help"], capture_output=True, text=True)
+    assert result.returncode == 0 and "--topic" in result.stdout
