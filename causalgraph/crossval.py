@@ -63,3 +63,30 @@ def bootstrap_interval(result: FoldResult, n: int = 2000, seed: int = 0) -> tupl
     picks = rng.integers(0, len(ids), size=(n, len(ids)))
     means = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
     return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+BIAS_GRID = (0, 50, 100, 150)
+
+
+def choose_bias(analyses: list[TopicAnalysis], folds: int, make_scorer=EdgeScorer, grid=BIAS_GRID) -> int:
+    """The precision bias with the best grouped-CV score on these topics (first of ties)."""
+    models = fold_scorers(analyses, folds, make_scorer)
+    means = [held_out_scores(analyses, models, params=SolverParams(bias=b)).mean for b in grid]
+    return grid[int(np.argmax(means))]
+
+
+def nested_held_out_scores(analyses: list[TopicAnalysis], folds: int, make_scorer=EdgeScorer,
+                           grid=BIAS_GRID) -> tuple[FoldResult, list[int]]:
+    """Grouped CV in which each outer fold chooses its bias by an inner grouped CV on its training topics,
+    so the score of the held-out topics never informs any choice. Returns the result and the biases."""
+    topics = np.array([a.topic.topic_id for a in analyses])
+    scores, ids, chosen = [], [], []
+    for train, test in GroupKFold(n_splits=folds).split(topics, groups=topics):
+        inner = [analyses[i] for i in train]
+        bias = choose_bias(inner, folds - 1, make_scorer, grid)
+        chosen.append(bias)
+        scorer = make_scorer().fit([a.table for a in inner], [a.gold() for a in inner])
+        held = held_out_scores([analyses[i] for i in test], [scorer] * len(test), params=SolverParams(bias=bias))
+        scores.append(held.scores)
+        ids.append(held.topics)
+    return FoldResult("nested", np.concatenate(scores), np.concatenate(ids)), chosen

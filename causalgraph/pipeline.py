@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import networkx as nx
 import numpy as np
@@ -10,7 +10,9 @@ import numpy as np
 from .data import Topic
 from .dates import later_pairs
 from .embed import DEFAULT_ENCODER, encode
-from .graph import build_graph, gold_pair_labels
+from .evidence import best_sentences, pair_evidence, relevance
+from .extract import TopicExtraction, extract_topic
+from .graph import build_graph, candidate_pairs, gold_pair_labels
 from .reason import SolverParams, Solution, solve_topic
 from .scoring import EdgeScorer, PairTable, pair_table
 
@@ -23,6 +25,8 @@ class TopicAnalysis:
     graph: nx.DiGraph
     table: PairTable
     after: set[tuple[int, int]]
+    extraction: TopicExtraction
+    evidence: dict[int, list[tuple[str, str]]]  # node -> its best (document title, sentence) pairs
 
     def gold(self) -> np.ndarray:
         """Gold cause labels of the candidate pairs, in table order (topics with gold answers only)."""
@@ -31,14 +35,24 @@ class TopicAnalysis:
 
 
 def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER) -> TopicAnalysis:
+    """Build the graph, run spaCy over the documents, link events to evidence and compute pair features."""
     graph = build_graph(topic)
-    vectors = encode([graph.nodes[n]["text"] for n in graph], encoder)
-    table = pair_table(graph, vectors)
-    texts = {n: graph.nodes[n]["text"] for n in graph}
-    after = later_pairs(texts, table.pairs)
+    texts = [graph.nodes[n]["text"] for n in graph]
+    vectors = encode(texts, encoder)
+    extraction = extract_topic(topic.documents)
+    pairs = candidate_pairs(graph)
+    evidence, features = {}, None
+    if extraction.sentences:
+        rel = relevance(extraction, texts, vectors, encode([s.text for s in extraction.sentences], encoder))
+        cue_vectors = (encode([c.cause for c in extraction.cues], encoder), encode([c.effect for c in extraction.cues], encoder))
+        features = pair_evidence(extraction, rel, pairs, vectors, cue_vectors)
+        for node, hits in best_sentences(rel).best.items():
+            evidence[node] = [(extraction.titles[extraction.sentences[i].doc], extraction.sentences[i].text) for i, _ in hits]
+    table = pair_table(graph, vectors, features)
+    after = later_pairs(dict(enumerate(texts)), table.pairs)
     for e, t in table.pairs:
         graph.edges[e, t]["dated_after"] = (e, t) in after
-    return TopicAnalysis(topic, graph, table, after)
+    return TopicAnalysis(topic, graph, table, after, extraction, evidence)
 
 
 def answer_topic(
@@ -49,6 +63,8 @@ def answer_topic(
     time_limit: float | None = None,
 ) -> tuple[dict[tuple[int, int], float], Solution]:
     """Score every candidate edge and solve the topic; returns the edge scores and the solution."""
+    if params.bias is None:
+        params = replace(params, bias=scorer.bias_)
     probs = scorer.predict_proba(analysis.table)
     scores = {pair: float(p) for pair, p in zip(analysis.table.pairs, probs)}
     solution = solve_topic(analysis.graph, scores, analysis.after, without, params, time_limit)

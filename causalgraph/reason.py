@@ -22,15 +22,16 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class SolverParams:
-    """Constants of the rule groups, in log-odds x 100."""
+    """Constants of the rule groups, in log-odds x 100. `bias` None means the scorer's own (`EdgeScorer.bias_`,
+    chosen by grouped CV in `train`), or the rule file's default where no scorer is involved."""
 
-    bias: int = 0
+    bias: int | None = None
     none_prior: int = 10000
     chain_penalty: int = 0
     hub_penalty: int = 0
 
     def clingo_args(self) -> list[str]:
-        return [arg for name, value in vars(self).items() for arg in ("-c", f"{name}={value}")]
+        return [arg for name, value in vars(self).items() if value is not None for arg in ("-c", f"{name}={value}")]
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,8 @@ def _solve_once(facts: str, files: list[Path], params: SolverParams, time_limit:
 
     with ctl.solve(on_model=on_model, async_=True) as handle:
         finished = handle.wait(time_limit) if time_limit else handle.wait()
+        while not finished and "symbols" not in best:  # past the limit, but nothing to answer with yet
+            finished = handle.wait(0.01)
         if not finished:
             handle.cancel()
         result = handle.get()

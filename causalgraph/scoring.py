@@ -9,10 +9,9 @@ from pathlib import Path
 import joblib
 import networkx as nx
 import numpy as np
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.ensemble import HistGradientBoostingClassifier
 
+from .evidence import EVIDENCE_FEATURES
 from .graph import candidate_pairs
 
 STOPWORDS = frozenset(
@@ -33,7 +32,13 @@ STRUCTURE_FEATURES = (
     "target_n_candidates",
     "pair_share",
     "pair_share_minus_best_other",
+    "cause_none_share",
+    "target_none_share",
+    "target_n_questions",
 )
+# Evidence features also compared with the other options of the same question.
+RELATIVE_EVIDENCE = ("same_sentence", "nearby_sentences", "cue_forward", "cause_support")
+FEATURES = STRUCTURE_FEATURES + EVIDENCE_FEATURES + tuple(f"{n}_minus_best_other" for n in RELATIVE_EVIDENCE)
 
 
 def content_words(text: str) -> set[str]:
@@ -57,77 +62,105 @@ class PairTable:
     pairs: list[tuple[int, int]]
     structure: np.ndarray  # (n_pairs, len(STRUCTURE_FEATURES))
     embedding: np.ndarray  # (n_pairs, 2 * dim): cause * target and |cause - target|
+    evidence: np.ndarray  # (n_pairs, len(FEATURES) - len(STRUCTURE_FEATURES)), zeros without documents
 
 
-def pair_table(graph: nx.DiGraph, vectors: np.ndarray) -> PairTable:
-    """Compute the features of every candidate pair; `vectors[i]` is the unit embedding of node i."""
+def none_share(graph: nx.DiGraph, qids: list[str], exclude_target: int | None = None) -> float:
+    """The share of these questions that offer None (leaving out questions about `exclude_target`)."""
+    slots = [graph.graph["questions"][q] for q in qids]
+    slots = [s for s in slots if s.target != exclude_target]
+    return sum(s.none_label is not None for s in slots) / len(slots) if slots else 0.0
+
+
+def versus_other_options(graph: nx.DiGraph, values: dict[tuple[int, int], float]) -> tuple[dict, dict]:
+    """For each pair, averaged over the questions offering it: its value minus the best other option's
+    value in that question, and the number of other options with a higher value."""
+    margin, rank = {}, {}
+    for slots in graph.graph["questions"].values():
+        events = [e for e in slots.options.values() if e != slots.target]
+        for e in events:
+            mine = values[(e, slots.target)]
+            others = [values[(o, slots.target)] for o in events if o != e]
+            margin.setdefault((e, slots.target), []).append(mine - max(others, default=mine))
+            rank.setdefault((e, slots.target), []).append(sum(o > mine for o in others))
+    return ({k: float(np.mean(v)) for k, v in margin.items()}, {k: float(np.mean(v)) for k, v in rank.items()})
+
+
+def pair_table(graph: nx.DiGraph, vectors: np.ndarray, evidence: np.ndarray | None = None) -> PairTable:
+    """Compute the features of every candidate pair; `vectors[i]` is the unit embedding of node i and
+    `evidence` the EVIDENCE_FEATURES of the pairs in `candidate_pairs` order."""
     pairs = candidate_pairs(graph)
     n_questions = max(len(graph.graph["questions"]), 1)
     texts = {n: graph.nodes[n]["text"] for n in graph}
     words = {n: content_words(t) for n, t in texts.items()}
     names = {n: capitalised_names(t) for n, t in texts.items()}
     sims = vectors @ vectors.T if len(vectors) else np.zeros((0, 0))
-    # relative similarity: how the option compares with the other options of the same questions
-    rel, rank = {}, {}
-    for slots in graph.graph["questions"].values():
-        events = [e for e in slots.options.values() if e != slots.target]
-        for e in events:
-            others = [sims[o, slots.target] for o in events if o != e]
-            best_other = max(others) if others else sims[e, slots.target]
-            rel.setdefault((e, slots.target), []).append(sims[e, slots.target] - best_other)
-            rank.setdefault((e, slots.target), []).append(sum(o > sims[e, slots.target] for o in others))
+    cosine = {(e, t): float(sims[e, t]) for e, t in pairs}
+    cosine_margin, cosine_rank = versus_other_options(graph, cosine)
     # how often the pair is offered, among the questions about its target
-    share = {
-        (e, t): len(graph.edges[e, t]["questions"]) / len(graph.nodes[t]["targets_of"]) for e, t in pairs
-    }
-    share_rel = {}
-    for slots in graph.graph["questions"].values():
-        events = [e for e in slots.options.values() if e != slots.target]
-        for e in events:
-            others = [share[(o, slots.target)] for o in events if o != e]
-            share_rel.setdefault((e, slots.target), []).append(share[(e, slots.target)] - max(others, default=0.0))
-    rows = []
-    for e, t in pairs:
-        rows.append(
-            [
-                sims[e, t],
-                float(np.mean(rel[(e, t)])),
-                float(np.mean(rank[(e, t)])),
-                jaccard(words[e], words[t]),
-                len(names[e] & names[t]),
-                float(bool(graph.nodes[e]["targets_of"])),
-                float(graph.has_edge(t, e)),
-                len(graph.nodes[e]["option_of"]) / n_questions,
-                float(sum(1 for _ in graph.successors(e))),
-                float(sum(1 for _ in graph.predecessors(t))),
-                share[(e, t)],
-                float(np.mean(share_rel[(e, t)])),
-            ]
-        )
+    share = {(e, t): len(graph.edges[e, t]["questions"]) / len(graph.nodes[t]["targets_of"]) for e, t in pairs}
+    share_margin, _ = versus_other_options(graph, share)
+    # None shares are taken relative to the topic's rate of None questions, which differs between splits
+    topic_none_rate = max(none_share(graph, list(graph.graph["questions"])), 0.01)
+    rows = [
+        [
+            cosine[(e, t)],
+            cosine_margin[(e, t)],
+            cosine_rank[(e, t)],
+            jaccard(words[e], words[t]),
+            len(names[e] & names[t]),
+            float(bool(graph.nodes[e]["targets_of"])),
+            float(graph.has_edge(t, e)),
+            len(graph.nodes[e]["option_of"]) / n_questions,
+            float(sum(1 for _ in graph.successors(e))),
+            float(sum(1 for _ in graph.predecessors(t))),
+            share[(e, t)],
+            share_margin[(e, t)],
+            none_share(graph, graph.nodes[e]["option_of"], exclude_target=t) / topic_none_rate,
+            none_share(graph, graph.nodes[t]["targets_of"]) / topic_none_rate,
+            float(len(graph.nodes[t]["targets_of"])),
+        ]
+        for e, t in pairs
+    ]
     structure = np.asarray(rows, dtype=np.float64).reshape(len(pairs), len(STRUCTURE_FEATURES))
     if pairs:
         cause, target = vectors[[p[0] for p in pairs]], vectors[[p[1] for p in pairs]]
         embedding = np.hstack([cause * target, np.abs(cause - target)]).astype(np.float64)
     else:
         embedding = np.zeros((0, 2 * vectors.shape[1] if vectors.ndim == 2 else 0))
-    return PairTable(pairs, structure, embedding)
+    if evidence is None:
+        evidence = np.zeros((len(pairs), len(EVIDENCE_FEATURES)))
+    margins = []
+    for name in RELATIVE_EVIDENCE:
+        column = evidence[:, EVIDENCE_FEATURES.index(name)]
+        margin, _ = versus_other_options(graph, dict(zip(pairs, column)))
+        margins.append([margin[p] for p in pairs])
+    evidence = np.hstack([evidence, np.asarray(margins).T.reshape(len(pairs), len(RELATIVE_EVIDENCE))])
+    return PairTable(pairs, structure, embedding, evidence)
 
 
 class EdgeScorer:
-    """Logistic regression over pair features; `predict_proba` gives P(cause) per pair, `weights` its log-odds."""
+    """Gradient-boosted trees over pair features (scikit-learn estimator interface); `predict_proba` gives
+    P(cause) per pair. The structural features interact strongly, which a linear model cannot use."""
 
-    def __init__(self, C: float = 1.0, use_embedding: bool = False, seed: int = 0):
-        self.C, self.use_embedding, self.seed = C, use_embedding, seed
+    def __init__(self, max_iter: int = 150, learning_rate: float = 0.05, max_leaf_nodes: int = 8,
+                 use_evidence: bool = False, seed: int = 0):
+        self.max_iter, self.learning_rate, self.max_leaf_nodes = max_iter, learning_rate, max_leaf_nodes
+        self.use_evidence, self.seed = use_evidence, seed
 
     def _matrix(self, tables: list[PairTable]) -> np.ndarray:
         parts = [np.vstack([t.structure for t in tables])]
-        if self.use_embedding:
-            parts.append(np.vstack([t.embedding for t in tables]))
+        if self.use_evidence:
+            parts.append(np.vstack([t.evidence for t in tables]))
         return np.hstack(parts)
 
+    # The precision bias (log-odds x 100) that grouped CV chose for this scorer; `train` sets it.
+    bias_: int = 0
+
     def fit(self, tables: list[PairTable], labels: list[np.ndarray]) -> "EdgeScorer":
-        self.model_ = make_pipeline(
-            StandardScaler(), LogisticRegression(C=self.C, max_iter=2000, random_state=self.seed)
+        self.model_ = HistGradientBoostingClassifier(
+            max_iter=self.max_iter, learning_rate=self.learning_rate, max_leaf_nodes=self.max_leaf_nodes,
+            random_state=self.seed,
         )
         self.model_.fit(self._matrix(tables), np.concatenate(labels).astype(int))
         return self
@@ -140,12 +173,12 @@ class EdgeScorer:
 
 def save_scorer(scorer: EdgeScorer, path: str | Path, encoder: str) -> None:
     """Save a fitted scorer with the encoder name and feature list it was trained with."""
-    joblib.dump({"scorer": scorer, "encoder": encoder, "features": STRUCTURE_FEATURES}, path)
+    joblib.dump({"scorer": scorer, "encoder": encoder, "features": FEATURES}, path)
 
 
 def load_scorer(path: str | Path) -> tuple[EdgeScorer, str]:
     """Load (scorer, encoder name); raise if the file is missing or was made with other features."""
     saved = joblib.load(path)
-    if tuple(saved["features"]) != STRUCTURE_FEATURES:
-        raise ValueError(f"{path}: trained on other features; retrain with `python -m causalgraph.train`")
+    if tuple(saved["features"]) != FEATURES:
+        raise ValueError(f"{path}: made for other features; retrain with `python -m causalgraph.train`")
     return saved["scorer"], saved["encoder"]
