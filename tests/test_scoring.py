@@ -45,11 +45,27 @@ def test_structure_features_by_hand(graph):
     assert feature(table, (b, t), "cosine") == 0.0
     assert feature(table, (b, a), "pair_share") == 1.0
     assert table.embedding.shape == (8, 10)
+    # None shares relative to the topic's None rate: no question here offers None
+    assert feature(table, (a, t), "cause_none_share") == 0.0 and feature(table, (a, t), "target_n_questions") == 2.0
+
+
+def test_none_share_is_relative_to_the_topic_rate():
+    questions = [
+        Question("q1", 1, T, (A, B, C, "None of the others are correct causes."), frozenset("D")),
+        Question("q2", 1, B, (A, C, D, T), frozenset("A")),
+    ]
+    graph = build_graph(Topic(1, questions))
+    table = pair_table(graph, np.eye(graph.number_of_nodes(), dtype=np.float32))
+    t, a, b = 0, 1, 2
+    # A appears in q1 (offers None) and q2 (does not); leaving out questions about B, A's share is 1/1,
+    # divided by the topic's None rate 1/2.
+    assert feature(table, (a, b), "cause_none_share") == 2.0
+    assert feature(table, (a, t), "target_none_share") == 2.0  # every question about T offers None
 
 
 def test_scorer_fits_and_ranks(graph):
     table = pair_table(graph, np.eye(5, dtype=np.float32))
     gold = np.array([p in {(1, 0), (2, 0), (2, 1)} for p in table.pairs])
-    probs = EdgeScorer(C=10.0).fit([table], [gold]).predict_proba(table)
+    probs = EdgeScorer(max_iter=20, learning_rate=0.3).fit([table] * 10, [gold] * 10).predict_proba(table)
     assert probs.shape == (8,) and ((0 <= probs) & (probs <= 1)).all()
     assert probs[gold].mean() > probs[~gold].mean()
