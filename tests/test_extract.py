@@ -1,0 +1,83 @@
+"""spaCy extraction (real en_core_web_sm): each cue pattern, dates anchored on the document, evidence."""
+
+import numpy as np
+import pytest
+
+from causalgraph.data import Document
+from causalgraph.dates import PartialDate, is_after, parse_date
+from causalgraph.evidence import EVIDENCE_FEATURES, best_sentences, pair_evidence, relevance
+from causalgraph.extract import CUES, extract_topic
+
+CASES = {
+    "led to": ("The storm led to severe flooding in the valley.", "The storm", "severe flooding in the valley"),
+    "leads to": ("Heavy snow leads to road closures across the region.", "Heavy snow", "road closures across the region"),
+    "lead to": ("Price rises could lead to mass protests in the capital.", "Price rises could", "mass protests in the capital"),
+    "leading to": ("The dam broke, leading to the evacuation of the town.", "The dam broke", "the evacuation of the town"),
+    "resulted in": ("The crash resulted in two deaths on the highway.", "The crash", "two deaths on the highway"),
+    "results in": ("The policy results in higher fuel costs for farmers.", "The policy", "higher fuel costs for farmers"),
+    "triggered": ("The arrest triggered riots in three cities.", "The arrest", "riots in three cities"),
+    "prompted": ("The leak prompted an inquiry by the regulator.", "The leak", "an inquiry by the regulator"),
+    "sparked": ("The verdict sparked protests outside the court.", "The verdict", "protests outside the court"),
+    "caused": ("The earthquake caused a tsunami along the coast.", "The earthquake", "a tsunami along the coast"),
+    "forced": ("The fire forced the closure of the main airport.", "The fire", "the closure of the main airport"),
+    "as a result": ("The bank failed and as a result thousands lost savings.", "The bank failed and", "thousands lost savings"),
+    "because of": ("Flights were cancelled because of the volcanic ash.", "the volcanic ash", "Flights were cancelled"),
+    "because": ("The game was postponed because the pitch was flooded.", "the pitch was flooded", "The game was postponed"),
+    "due to": ("The launch was delayed due to bad weather at the site.", "bad weather at the site", "The launch was delayed"),
+    "in response to": ("Troops were deployed in response to the border attack.", "the border attack", "Troops were deployed"),
+    "following": ("Markets fell sharply following the election result.", "the election result", "Markets fell sharply"),
+    "after": ("After the gates jammed, the old dam failed.", "the gates jammed", "the old dam failed"),
+    "in the wake of": ("Reforms began in the wake of the banking crisis.", "the banking crisis", "Reforms began"),
+    "before": ("The team trained for months before the final match.", "The team trained for months", "the final match"),
+}
+
+
+def test_every_cue_pattern_has_a_case():
+    assert set(CASES) == set(CUES)
+
+
+@pytest.mark.parametrize("cue", sorted(CASES))
+def test_cue_pattern(cue):
+    sentence, cause, effect = CASES[cue]
+    extraction = extract_topic([Document("d", "", sentence)])
+    match = next(m for m in extraction.cues if m.cue == cue)
+    assert (match.kind, match.cause, match.effect) == (CUES[cue][0], cause, effect)
+
+
+def test_sentence_dates_take_the_document_year():
+    text = "The summit opened on May 3, 2021. Talks collapsed on May 9 after a walkout."
+    extraction = extract_topic([Document("d", "Summit", text)])
+    dated = [s.date for s in extraction.sentences if s.date]
+    assert PartialDate(2021, 5, 9) in dated and PartialDate(2021, 5, 3) in dated
+
+
+def test_event_text_dates_and_order():
+    assert parse_date("On December 27, Kataib Hezbollah attacked the base.") == PartialDate(None, 12, 27)
+    assert parse_date("After 2006, Muhandis founded the group.") is None  # "after 2006" states no event date
+    assert parse_date("The plan was announced in March 2020.") == PartialDate(2020, 3, None)
+    assert is_after(PartialDate(None, 3, 15), PartialDate(None, 3, 7))
+    assert not is_after(PartialDate(None, 1, 3), PartialDate(None, 12, 29))  # year boundary: unknown
+
+
+def test_evidence_links_events_to_their_sentences():
+    docs = [Document("d1", "", "Heavy rain fell for days. The river burst its banks because of the rain. "
+                               "Roads were closed for a week. Schools stayed shut until Monday. "
+                               "A football match was played.")]
+    extraction = extract_topic(docs)
+    assert len(extraction.sentences) == 5
+    events = ["Heavy rain fell.", "The river burst its banks.", "A football match was played."]
+    event_vecs = np.eye(8, dtype=np.float32)[[0, 1, 4]]  # each event matches its own sentence only
+    sent_vecs = np.eye(5, 8, dtype=np.float32)
+    rel = relevance(extraction, events, event_vecs, sent_vecs)
+    best = best_sentences(rel).best
+    assert [best[e][0][0] for e in range(3)] == [0, 1, 4]
+    cues = (np.zeros((len(extraction.cues), 8), np.float32), np.zeros((len(extraction.cues), 8), np.float32))
+    features = pair_evidence(extraction, rel, [(0, 1), (2, 1)], event_vecs, cues)
+    nearby = EVIDENCE_FEATURES.index("nearby_sentences")
+    assert features[0, nearby] > features[1, nearby]  # rain is next to the flood sentence; football is three away
+    assert features[0, EVIDENCE_FEATURES.index("cause_mentioned_first")] == 1.0
+
+
+def test_topic_without_documents_has_no_evidence():
+    extraction = extract_topic([])
+    assert extraction.sentences == () and extraction.cues == ()
