@@ -15,13 +15,12 @@ from causalgraph.visualize import topic_page
 
 SCRIPT = "<script>window.__pwned=1</script>"
 IMG = '<img src=x onerror="window.__pwned=2">'
-CLOSE = "</script><script>window.__pwned=3</script>"
+CLOSE = "</script><script>__pwned=3</script>"  # short enough to survive in a node label
 NONE = "None of the others are correct causes."
 FAIL = f"The dam failed {SCRIPT} on March 7."
 GATES = f"Gates jammed {IMG} on March 6."
-RAIN, CUP, INQUIRY, FLOOD = (
-    "Rain fell on March 2.", "A cup was won on March 3.", "An inquiry opened on March 15.", "The town flooded on March 7.",
-)
+CUP = f"{CLOSE} A cup was won on March 3."
+RAIN, INQUIRY, FLOOD = "Rain fell on March 2.", "An inquiry opened on March 15.", "The town flooded on March 7."
 
 
 @dataclass
