@@ -4,6 +4,8 @@ Nodes are events (targets as boxes, other options as ellipses); an edge E -> T i
 and sized by its edge score. Edges chosen by the answer set glow green, edges a rule excluded are dashed.
 Hovering shows full texts, scores, rule atoms and evidence sentences; picking a question highlights its
 target and options and shows what the program used to answer it (the `--explain` record of the question).
+pyvis builds the vis-network data and ships the vis-network library, which is inlined; the page template is
+our own, as pyvis's loads Bootstrap from a CDN.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from markupsafe import Markup
 from pyvis.network import Network
 
 from .answer import DEMO_DATA, parse_groups
-from .data import DataError, Topic, load_split
+from .data import SPLITS, DataError, Question, Topic, load_split
 from .explain import RULE_TEXT, explain_question, option_rules, reason_line
 from .graph import candidate_pairs
 from .pipeline import analyse_topic, answer_topic
@@ -110,7 +112,7 @@ def question_roles(graph: nx.DiGraph) -> dict[int, list[str]]:
 def build_network(graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution,
                   evidence: dict | None) -> Network:
     """The pyvis network of a topic: styled nodes and edges with escaped HTML hover texts."""
-    net = Network(directed=True, cdn_resources="in_line")
+    net = Network(directed=True)
     roles = question_roles(graph)
     for n in sorted(graph):
         attrs = graph.nodes[n]
@@ -153,7 +155,8 @@ def build_network(graph: nx.DiGraph, scores: dict[tuple[int, int], float], solut
     return net
 
 
-def question_view(question, graph: nx.DiGraph, scores, solution: Solution, evidence: dict | None) -> dict:
+def question_view(question: Question, graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution,
+                  evidence: dict | None) -> dict:
     """The explanation panel of one question: its --explain record with rule meanings and evidence added."""
     record = explain_question(question, graph, scores, solution)
     target = record["target_event"]
@@ -230,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--demo", action="store_true", help="the built-in demo topic")
     source.add_argument("--data", type=Path, help="AER data folder (../shared/aer or the public repository layout)")
-    parser.add_argument("--split", default="test", choices=("train", "dev", "sample", "test"))
+    parser.add_argument("--split", default="test", choices=SPLITS)
     parser.add_argument("--topic", type=int, help="topic id (required with --data)")
     parser.add_argument("--out", type=Path, help="HTML page to write (default: topicN.html)")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="trained edge scorer (joblib)")
