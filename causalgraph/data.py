@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 from dataclasses import dataclass, field
@@ -12,6 +13,9 @@ from typing import Iterable, Iterator
 LABELS = ("A", "B", "C", "D")
 NONE_TEXT = "none of the others are correct causes"
 SPLITS = ("train", "dev", "sample", "test")
+MAX_DOCUMENT_CHARS = 200_000  # longer documents are cut here (the longest real one has 80,000)
+
+log = logging.getLogger(__name__)
 
 
 class DataError(ValueError):
@@ -89,17 +93,25 @@ def parse_labels(answer: str, path: str | os.PathLike, where: str) -> frozenset[
     return frozenset(labels)
 
 
+def _warn(path: str | os.PathLike, where: str, problem: str) -> None:
+    log.warning("%s:%s: %s", path, where, problem)
+
+
 def _read_text(path: Path) -> str:
+    data = path.read_bytes()
     try:
-        return path.read_bytes().decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise DataError(path, f"byte {err.start}", "file is not valid UTF-8") from None
+        line = data.count(b"\n", 0, err.start) + 1
+        bad = data[err.start : err.start + 1]
+        raise DataError(path, f"line {line}", f"not valid UTF-8 (byte {bad!r} at offset {err.start})") from None
 
 
 def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
-    """Yield (line number, object) for every non-blank line; DataError on bad JSON or a non-object."""
+    """Yield (line number, object) for every non-blank line; DataError on bad JSON or a non-object.
+    Lines end at "\n" only: JSON strings may hold other line separators such as U+2028."""
     path = Path(path)
-    for lineno, line in enumerate(_read_text(path).splitlines(), start=1):
+    for lineno, line in enumerate(_read_text(path).split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -161,7 +173,8 @@ def load_answers(path: str | os.PathLike) -> dict[str, frozenset[str]]:
 
 
 def load_documents(path: str | os.PathLike) -> dict[int, tuple[str, list[Document]]]:
-    """Read a docs.json file: {topic_id: (topic title, documents)}."""
+    """Read a docs.json file: {topic_id: (topic title, documents)}. Documents without text are skipped and
+    documents over MAX_DOCUMENT_CHARS are cut, each with a warning."""
     path = Path(path)
     try:
         data = json.loads(_read_text(path))
@@ -174,20 +187,28 @@ def load_documents(path: str | os.PathLike) -> dict[int, tuple[str, list[Documen
         where = f"topic entry {i}"
         if not isinstance(entry, dict) or "topic_id" not in entry or not isinstance(entry.get("docs"), list):
             raise DataError(path, where, "expected an object with 'topic_id' and a 'docs' list")
+        try:
+            topic_id = int(entry["topic_id"])
+        except (TypeError, ValueError):
+            raise DataError(path, where, f"topic_id must be an integer, got {entry['topic_id']!r}") from None
         docs = []
         for j, doc in enumerate(entry["docs"]):
-            if not isinstance(doc, dict) or not isinstance(doc.get("content", ""), str):
+            text = (doc.get("content") or doc.get("snippet") or "") if isinstance(doc, dict) else None
+            if not isinstance(text, str):
                 raise DataError(path, f"{where}, doc {j}", "expected an object with a string 'content'")
+            doc_id = str(doc.get("id", f"{topic_id}-{j}"))
+            doc_where = f"{where}, doc {j} (id {doc_id!r})"
+            if not text.strip():
+                _warn(path, doc_where, "empty document (no content or snippet); skipped")
+                continue
+            if len(text) > MAX_DOCUMENT_CHARS:
+                _warn(path, doc_where, f"{len(text):,} characters; keeping the first {MAX_DOCUMENT_CHARS:,}")
+                text = text[:MAX_DOCUMENT_CHARS]
             docs.append(
-                Document(
-                    doc_id=str(doc.get("id", f"{entry['topic_id']}-{j}")),
-                    title=str(doc.get("title") or ""),
-                    content=doc.get("content") or doc.get("snippet") or "",
-                    source=str(doc.get("source") or ""),
-                )
+                Document(doc_id=doc_id, title=str(doc.get("title") or ""), content=text, source=str(doc.get("source") or ""))
             )
-        title, previous = topics.get(int(entry["topic_id"]), (str(entry.get("topic", "")), []))
-        topics[int(entry["topic_id"])] = (title, previous + docs)
+        title, previous = topics.get(topic_id, (str(entry.get("topic", "")), []))
+        topics[topic_id] = (title, previous + docs)
     return topics
 
 

@@ -2,7 +2,9 @@ import json
 
 import pytest
 
-from causalgraph.data import DataError, load_answers, load_documents, load_questions, load_split, question_score
+from causalgraph.data import (
+    MAX_DOCUMENT_CHARS, DataError, load_answers, load_documents, load_questions, load_split, question_score,
+)
 
 from .conftest import question_row, write_questions
 
@@ -85,3 +87,53 @@ def test_demo_topic_loads(demo_dir):
     (topic,) = load_split(demo_dir, "sample")
     assert len(topic.questions) == 6 and len(topic.documents) == 3
     assert any(q.none_label for q in topic.questions) and any(len(q.gold) == 2 for q in topic.questions)
+
+
+def test_non_object_line_is_named(tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps(question_row("q-1", 1, "T.", OPTS)) + "\n[1, 2]\n")
+    with pytest.raises(DataError, match=r"q\.jsonl:line 2: expected a JSON object"):
+        load_questions(path)
+
+
+def test_bytes_that_are_not_utf8_name_the_line(tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_bytes(json.dumps(question_row("q-1", 1, "T.", OPTS)).encode() + b'\n{"id": "caf\xe9"}\n')
+    with pytest.raises(DataError, match=r"q\.jsonl:line 2: not valid UTF-8 \(byte b'\\xe9' at offset"):
+        load_questions(path)
+
+
+def test_unicode_line_separators_inside_strings_stay_in_their_line(tmp_path):
+    row = question_row("q-1", 1, "Talks\u2028ended\x85today.", OPTS)
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert load_questions(path)[0].target == "Talks\u2028ended\x85today."
+
+
+def test_docs_topic_id_must_be_an_integer(tmp_path):
+    path = tmp_path / "docs.json"
+    path.write_text(json.dumps([{"topic_id": "seven", "docs": []}]))
+    with pytest.raises(DataError, match=r"docs\.json:topic entry 0: topic_id must be an integer, got 'seven'"):
+        load_documents(path)
+
+
+def test_empty_document_is_skipped_with_a_warning(tmp_path, caplog):
+    path = tmp_path / "docs.json"
+    docs = [{"id": "d1", "content": "Rain fell."}, {"id": "d2", "content": "  ", "snippet": ""}]
+    path.write_text(json.dumps([{"topic_id": 1, "docs": docs}]))
+    assert [d.doc_id for d in load_documents(path)[1][1]] == ["d1"]
+    assert "docs.json:topic entry 0, doc 1 (id 'd2'): empty document (no content or snippet); skipped" in caplog.text
+
+
+def test_huge_document_is_cut_with_a_warning(tmp_path, caplog):
+    path = tmp_path / "docs.json"
+    path.write_text(json.dumps([{"topic_id": 1, "docs": [{"id": "big", "content": "x" * (MAX_DOCUMENT_CHARS + 5)}]}]))
+    (doc,) = load_documents(path)[1][1]
+    assert len(doc.content) == MAX_DOCUMENT_CHARS
+    assert f"doc 0 (id 'big'): {MAX_DOCUMENT_CHARS + 5:,} characters; keeping the first" in caplog.text
+
+
+def test_topic_without_documents_loads_with_none(tmp_path):
+    write_questions(tmp_path / "test" / "questions.jsonl", [question_row("q-1", 11, "T.", OPTS)])
+    (topic,) = load_split(tmp_path, "test")
+    assert topic.topic_id == 11 and topic.documents == []
