@@ -16,6 +16,8 @@ SWITCHABLE = RULE_GROUPS[1:]
 # Groups dropped, in this order, when a topic's program is unsatisfiable.
 RELAX_ORDER = ("temporal", "consistency", "directness", "none")
 OPT_ARGS = ["--opt-strategy=usc"]  # core-guided optimisation: 100x faster than branch-and-bound here
+FALLBACK_ARGS = ["--opt-strategy=bb"]  # under a time limit: answer sets early, improving step by step
+NO_MODEL = "no answer set found in time"
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +81,11 @@ def program_files(without: set[str] | frozenset[str] = frozenset()) -> list[Path
     return [RULES_DIR / f"{g}.lp" for g in RULE_GROUPS if g not in without]
 
 
-def _solve_once(facts: str, files: list[Path], params: SolverParams, time_limit: float | None):
-    ctl = clingo.Control([*params.clingo_args(), "--opt-mode=opt", *OPT_ARGS], logger=lambda code, msg: None)
+def _search(facts: str, files: list[Path], params: SolverParams, opt_args: list[str], time_limit: float | None,
+            wait_for_model: bool):
+    """One optimising search: None when unsatisfiable, NO_MODEL when the time ran out before any answer set
+    (unless wait_for_model), else (symbols, cost, optimal) of the best answer set found."""
+    ctl = clingo.Control([*params.clingo_args(), "--opt-mode=opt", *opt_args], logger=lambda code, msg: None)
     for path in files:
         ctl.load(str(path))
     ctl.add("base", [], facts)
@@ -93,14 +98,26 @@ def _solve_once(facts: str, files: list[Path], params: SolverParams, time_limit:
 
     with ctl.solve(on_model=on_model, async_=True) as handle:
         finished = handle.wait(time_limit) if time_limit else handle.wait()
-        while not finished and "symbols" not in best:  # past the limit, but nothing to answer with yet
+        while wait_for_model and not finished and "symbols" not in best:
             finished = handle.wait(0.01)
         if not finished:
             handle.cancel()
         result = handle.get()
     if result.unsatisfiable:
         return None
+    if "symbols" not in best:
+        return NO_MODEL
     return best["symbols"], best["cost"], bool(finished and result.exhausted)
+
+
+def _solve_once(facts: str, files: list[Path], params: SolverParams, time_limit: float | None):
+    """Core-guided search, which finds no answer set before it proves the optimum; when it runs out of time,
+    branch-and-bound, which improves answer sets step by step, gets another time_limit (and runs on until its
+    first answer set if it has none by then)."""
+    found = _search(facts, files, params, OPT_ARGS, time_limit, wait_for_model=False)
+    if found is NO_MODEL:
+        found = _search(facts, files, params, FALLBACK_ARGS, time_limit, wait_for_model=True)
+    return found
 
 
 def solve_topic(

@@ -1,10 +1,17 @@
-"""Each rule group on a tiny hand-made topic where switching it off changes the answer (real clingo)."""
+"""Each rule group on a tiny hand-made topic where switching it off changes the answer; unsatisfiable topics
+and the time limit (real clingo)."""
+
+import random
+import time
 
 import pytest
 
 from causalgraph.data import Question, Topic
-from causalgraph.graph import build_graph
+from causalgraph.explain import explain_question
+from causalgraph.graph import build_graph, candidate_pairs
 from causalgraph.reason import SolverParams, solve_topic
+
+from .conftest import assert_valid_solution
 
 NONE = "None of the others are correct causes."
 RAIN, GATES, FAIL, CUP, FLOOD, INQUIRY = (
@@ -95,3 +102,50 @@ def test_optimize_follows_the_scores():
 def test_unknown_rule_group_is_an_error():
     with pytest.raises(ValueError, match="unknown rule group 'nonsense'"):
         solve(topic(("q1", FAIL, [RAIN, GATES, CUP, INQUIRY])), {}, without=["nonsense"])
+
+
+def test_unsatisfiable_topic_drops_temporal_warns_and_keeps_the_other_groups(caplog):
+    # Every option but FLOOD is dated after FAIL and every option but FAIL after FLOOD, so q1 and q2 make
+    # FLOOD and FAIL cause each other, which temporal forbids. Without temporal, consistency still carries
+    # FLOOD -> FAIL into q3, which would otherwise answer None (a real option there costs none_prior = 100,
+    # more than FLOOD's log-odds of 41).
+    t = topic(("q1", FAIL, [FLOOD, RAIN, CUP, INQUIRY]), ("q2", FLOOD, [FAIL, RAIN, CUP, INQUIRY]),
+              ("q3", FAIL, [FLOOD, GATES, CUP, NONE]))
+    graph = build_graph(t)
+    ids = {graph.nodes[n]["text"]: n for n in graph}
+    low = {(ids[x], ids[y]): 0.1 for x in (RAIN, CUP, INQUIRY, GATES) for y in (FAIL, FLOOD) if graph.has_edge(ids[x], ids[y])}
+    scores = {**low, (ids[FLOOD], ids[FAIL]): 0.6, (ids[FAIL], ids[FLOOD]): 0.6}
+    after = {(ids[x], ids[y]) for x in (RAIN, CUP, INQUIRY) for y in (FAIL, FLOOD)}
+    solution = solve_topic(graph, scores, after, params=SolverParams(none_prior=100))
+    assert solution.dropped == ("temporal",)
+    assert "topic 1: program unsatisfiable; dropping rule group 'temporal'" in caplog.text
+    assert solution.answers == {"q1": {"A"}, "q2": {"A"}, "q3": {"A"}}
+    assert_valid_solution(graph, solution, after)
+    record = explain_question(t.questions[2], graph, scores, solution)
+    assert record["dropped_rule_groups"] == ["temporal"]
+
+
+def test_groups_are_dropped_in_relax_order_until_satisfiable(caplog):
+    # Four spellings of one event are one node: consistency wants all four labels, the core allows three.
+    spellings = ["Rain fell on March 2.", "rain fell on March 2", "RAIN FELL ON MARCH 2!", "Rain  fell on March 2."]
+    solution = solve(topic(("q1", FAIL, spellings)), {(spellings[0], FAIL): 0.9})
+    assert solution.dropped == ("temporal", "consistency")
+    assert caplog.text.count("program unsatisfiable") == 2
+    assert 1 <= len(solution.answers["q1"]) <= 3
+
+
+def test_time_limit_gives_a_valid_answer_and_warns_when_not_optimal(caplog):
+    # Chain and hub penalties make this topic take minutes to prove optimal.
+    rng = random.Random(0)
+    events = [f"Event {i} happened on May {i + 1}." for i in range(15)]
+    questions = []
+    for i in range(40):
+        target, *options = rng.sample(events, 5)
+        questions.append((f"q{i}", target, options))
+    graph = build_graph(topic(*questions))
+    scores = {pair: rng.random() for pair in candidate_pairs(graph)}
+    start = time.perf_counter()
+    solution = solve_topic(graph, scores, set(), params=SolverParams(chain_penalty=60, hub_penalty=20), time_limit=0.05)
+    assert time.perf_counter() - start < 20
+    assert_valid_solution(graph, solution)
+    assert ("solver time limit reached" in caplog.text) == (not solution.optimal)
