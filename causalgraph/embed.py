@@ -8,6 +8,9 @@ from functools import lru_cache
 import numpy as np
 
 DEFAULT_ENCODER = "all-MiniLM-L6-v2"
+# One thread: float sums then do not depend on the core count or on how many workers share the machine,
+# so embeddings, and the answers read from them, are the same with any --workers or scheduler.
+TORCH_THREADS = 1
 
 
 def resolve_model_path(name: str) -> str:
@@ -23,10 +26,12 @@ def resolve_model_path(name: str) -> str:
 def load_encoder(name: str = DEFAULT_ENCODER):
     """Load a SentenceTransformer on the CPU; raises if the weights cannot be found (no silent fallback)."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    import torch
     from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
+    torch.set_num_threads(TORCH_THREADS)
 
     return SentenceTransformer(resolve_model_path(name), device="cpu")
 
