@@ -1,0 +1,114 @@
+"""The analysis cache: what its key depends on, atomic and shared writes, damaged entries (no model needed)."""
+
+import threading
+from dataclasses import dataclass, replace
+
+import pytest
+
+from causalgraph import cache
+from causalgraph.cache import AnalysisCache, code_version, encoder_version, topic_digest
+from causalgraph.data import Document, Question, Topic
+
+
+@dataclass
+class FakeAnalysis:
+    topic_id: int
+    payload: list
+
+
+def make_topic(target="The dam failed.", content="Rain fell.") -> Topic:
+    q = Question("q1", 4, target, ("Rain fell.", "Gates jammed.", "A cup was won.", "A fair opened."), frozenset("A"))
+    return Topic(4, [q], [Document("d1", "Report", content)], "Dams")
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Replace analyse_topic with a cheap fake that counts its calls."""
+    calls = []
+
+    def analyse(topic, encoder):
+        calls.append(topic.topic_id)
+        return FakeAnalysis(topic.topic_id, list(range(1000)))
+
+    monkeypatch.setattr(cache, "analyse_topic", analyse)
+    return calls
+
+
+def test_key_follows_questions_documents_and_gold():
+    base = topic_digest(make_topic())
+    assert topic_digest(make_topic()) == base
+    assert topic_digest(make_topic(target="The dam broke.")) != base
+    assert topic_digest(make_topic(content="Rain fell hard.")) != base
+    changed_gold = make_topic()
+    changed_gold.questions[0] = replace(changed_gold.questions[0], gold=frozenset("B"))
+    assert topic_digest(changed_gold) != base
+
+
+def test_code_version_follows_python_and_rule_files(tmp_path, monkeypatch):
+    (tmp_path / "pkg").mkdir(), (tmp_path / "rules").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
+    (tmp_path / "rules" / "core.lp").write_text("a.\n")
+    monkeypatch.setattr(cache, "PACKAGE_DIR", tmp_path / "pkg")
+    monkeypatch.setattr(cache, "RULES_DIR", tmp_path / "rules")
+    before = code_version.__wrapped__()
+    (tmp_path / "rules" / "core.lp").write_text("b.\n")
+    after_rule = code_version.__wrapped__()
+    (tmp_path / "pkg" / "a.py").write_text("x = 2\n")
+    assert len({before, after_rule, code_version.__wrapped__()}) == 3
+
+
+def test_encoder_version_follows_the_model_files(tmp_path):
+    model = tmp_path / "encoder"
+    model.mkdir()
+    (model / "weights.bin").write_bytes(b"\x00\x01")
+    first = encoder_version.__wrapped__(str(model))
+    (model / "weights.bin").write_bytes(b"\x00\x02")
+    assert encoder_version.__wrapped__(str(model)) != first
+    assert encoder_version("hub/name-a") != encoder_version("hub/name-b")
+
+
+def test_different_encoders_use_different_entries(tmp_path):
+    a, b = AnalysisCache.open(tmp_path, "hub/name-a"), AnalysisCache.open(tmp_path, "hub/name-b")
+    assert a.path(make_topic()) != b.path(make_topic())
+
+
+def test_miss_then_hit(tmp_path, counted):
+    store = AnalysisCache.open(tmp_path, "hub/name")
+    first, hit = store.analyse(make_topic())
+    again, hit_again = store.analyse(make_topic())
+    assert (hit, hit_again, counted) == (False, True, [4])
+    assert again == first
+    store.analyse(make_topic(content="Other words."))
+    assert counted == [4, 4]
+
+
+def test_writes_leave_no_temporary_files(tmp_path, counted):
+    AnalysisCache.open(tmp_path / "new" / "dir", "hub/name").analyse(make_topic())
+    assert [p.name.startswith("topic-4-") for p in (tmp_path / "new" / "dir").iterdir()] == [True]
+
+
+def test_parallel_writers_of_one_entry(tmp_path):
+    store = AnalysisCache.open(tmp_path, "hub/name")
+    topic, value = make_topic(), FakeAnalysis(4, list(range(200_000)))
+    threads = [threading.Thread(target=store.store, args=(topic, value)) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert store.load(topic) == value
+    assert len(list(tmp_path.iterdir())) == 1
+
+
+def test_damaged_entry_is_recomputed_with_a_warning(tmp_path, counted, caplog):
+    store = AnalysisCache.open(tmp_path, "hub/name")
+    store.path(make_topic()).write_bytes(b"not a pickle")
+    analysis, hit = store.analyse(make_topic())
+    assert not hit and analysis.topic_id == 4 and "unreadable cache entry" in caplog.text
+    assert store.analyse(make_topic())[1]
+
+
+def test_unwritable_cache_folder_only_warns(tmp_path, counted, caplog):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    analysis, hit = AnalysisCache.open(blocker / "cache", "hub/name").analyse(make_topic())
+    assert analysis.topic_id == 4 and not hit and "cannot write to the cache folder" in caplog.text
