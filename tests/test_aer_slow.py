@@ -27,3 +27,14 @@ def test_grouped_cv_reaches_the_spine_bar(aer):
     analyses = [analyse_topic(t) for t in load_labelled(aer)]
     result = held_out_scores(analyses, fold_scorers(analyses, 5))
     assert result.mean >= 0.78
+
+
+def test_warm_rerun_of_the_test_split_is_byte_identical(aer, tmp_path, analysis_cache):
+    outputs = []
+    for run in ("cold", "warm"):
+        out, explain = tmp_path / f"{run}.jsonl", tmp_path / f"{run}-explain.jsonl"
+        args = ["--data", str(aer), "--split", "test", "--out", str(out), "--explain", str(explain), "--quiet"]
+        assert answer.main(args) == 0
+        outputs.append((out.read_bytes(), explain.read_bytes()))
+    assert len(list(analysis_cache.glob("topic-*.pickle"))) == 24
+    assert outputs[0] == outputs[1]

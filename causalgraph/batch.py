@@ -1,0 +1,100 @@
+"""Answering many topics: the per-topic task (analysis through the cache, edge scoring, solving) with the
+time of each stage, run serially, in worker processes or on Dask, with the results in input order."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from functools import lru_cache, partial
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from .cache import AnalysisCache
+from .data import Topic
+from .explain import explain_question
+from .parallel import Outcome, map_ordered
+from .pipeline import analyse_topic, answer_topic
+from .reason import SolverParams
+from .scoring import EdgeScorer, load_scorer
+
+STAGES = ("analysis", "scoring", "solving")
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every topic is answered with; small and picklable, as it travels to the workers."""
+
+    model: Path
+    without: frozenset[str] = frozenset()
+    params: SolverParams = SolverParams()
+    time_limit: float | None = None
+    cache: AnalysisCache | None = None
+
+
+@dataclass(frozen=True)
+class TopicAnswer:
+    """One explanation record per question of a topic (they carry the answers), and the seconds per stage."""
+
+    topic_id: int
+    records: list[dict]
+    seconds: dict[str, float]
+    cached: bool
+
+
+@lru_cache(maxsize=4)
+def scorer_for(model: Path) -> tuple[EdgeScorer, str]:
+    """(scorer, encoder name) of a model file, loaded once per process."""
+    return load_scorer(model)
+
+
+class _TimedScorer:
+    """The scorer, adding up the time its predict_proba takes; other attributes are the scorer's own."""
+
+    def __init__(self, scorer: EdgeScorer):
+        self.scorer, self.seconds = scorer, 0.0
+
+    def __getattr__(self, name: str):
+        return getattr(self.scorer, name)
+
+    def predict_proba(self, *args, **kwargs) -> np.ndarray:
+        start = time.perf_counter()
+        try:
+            return self.scorer.predict_proba(*args, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+
+def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
+    """Analyse (or read from the cache), score and solve one topic."""
+    scorer, encoder = scorer_for(settings.model)
+    if settings.cache is not None and settings.cache.encoder != encoder:
+        raise ValueError(f"the cache is for encoder {settings.cache.encoder!r}, the model uses {encoder!r}")
+    if not topic.documents:
+        log.warning("topic %s has no documents; answering from the question texts only", topic.topic_id)
+    start = time.perf_counter()
+    if settings.cache is None:
+        analysis, cached = analyse_topic(topic, encoder), False
+    else:
+        analysis, cached = settings.cache.analyse(topic)
+    analysed = time.perf_counter()
+    timed = _TimedScorer(scorer)
+    scores, solution = answer_topic(analysis, timed, settings.without, settings.params, settings.time_limit)
+    solving = time.perf_counter() - analysed - timed.seconds
+    records = [
+        {**explain_question(q, analysis.graph, scores, solution), "documents": len(topic.documents)}
+        for q in topic.questions
+    ]
+    seconds = dict(zip(STAGES, (analysed - start, timed.seconds, solving)))
+    return TopicAnswer(topic.topic_id, records, seconds, cached)
+
+
+def answer_topics(
+    topics: list[Topic], settings: Settings, workers: int = 1, scheduler: str = "local", address: str | None = None
+) -> Iterator[Outcome]:
+    """An Outcome (value: TopicAnswer) per topic, in input order; see parallel.map_ordered for the schedulers."""
+    return map_ordered(partial(answer_one, settings=settings), topics, workers, scheduler, address)

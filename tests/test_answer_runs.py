@@ -1,0 +1,101 @@
+"""`causalgraph.answer` over several topics: determinism across runs, workers and the cache; --keep-going;
+topics without documents; Dask (real spaCy, MiniLM and clingo)."""
+
+import json
+
+import pytest
+
+from causalgraph import answer, cache
+
+from .conftest import generated_topic, question_row, write_data
+
+
+def run(data, out_dir, *extra, split="sample") -> tuple[int, bytes | None, bytes | None]:
+    """Exit code and the bytes of the submission and explanation files (None where not written)."""
+    out, explain = out_dir / "preds.jsonl", out_dir / "explain.jsonl"
+    code = answer.main(["--data", str(data), "--split", split, "--out", str(out), "--explain", str(explain), "--quiet", *extra])
+    read = lambda p: p.read_bytes() if p.exists() else None
+    return code, read(out), read(explain)
+
+
+def test_outputs_are_byte_identical_across_runs_and_the_cache(two_topics, tmp_path, analysis_cache, monkeypatch, capsys):
+    cold = run(two_topics, tmp_path / "cold")
+    assert cold[0] == 0 and len(cold[1].splitlines()) == 6 + 6
+    assert "0 analyses from the cache" in capsys.readouterr().err
+    assert len(list(analysis_cache.glob("topic-*.pickle"))) == 2
+    assert run(two_topics, tmp_path / "uncached", "--no-cache") == cold
+
+    def fail(*args):
+        raise AssertionError("analyse_topic called on a warm cache")
+
+    monkeypatch.setattr(cache, "analyse_topic", fail)
+    assert run(two_topics, tmp_path / "warm") == cold
+    assert "2 analyses from the cache" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # two worker processes each load torch and MiniLM: 10-20 s on two cores
+def test_two_worker_processes_give_the_same_bytes_as_one(two_topics, tmp_path):
+    one = run(two_topics, tmp_path / "one", "--no-cache")
+    assert run(two_topics, tmp_path / "two", "--workers", "2", "--no-cache") == one
+
+
+def test_no_cache_neither_reads_nor_writes(two_topics, tmp_path, analysis_cache):
+    assert run(two_topics, tmp_path / "a", "--no-cache")[0] == 0
+    assert not list(analysis_cache.iterdir())
+
+
+def test_changed_topic_content_misses_the_cache(tmp_path, analysis_cache):
+    rows, docs = generated_topic(5, seed=1)
+    run(write_data(tmp_path / "v1", "sample", rows, [docs]), tmp_path / "o1")
+    docs["docs"][0]["content"] += " A new sentence."
+    run(write_data(tmp_path / "v2", "sample", rows, [docs]), tmp_path / "o2")
+    assert len(list(analysis_cache.glob("topic-5-*.pickle"))) == 2
+
+
+@pytest.fixture
+def with_failing_topic(two_topics):
+    """The two topics plus topic 3, whose only question offers its own target four times: no answer exists."""
+    rows = (two_topics / "sample" / "questions.jsonl").read_text()
+    bad = question_row("bad-1", 3, "The mill closed.", ["The mill closed."] * 4)
+    (two_topics / "sample" / "questions.jsonl").write_text(rows + json.dumps(bad) + "\n")
+    return two_topics
+
+
+def test_first_failure_aborts_with_a_clear_message_and_no_output(with_failing_topic, tmp_path, capsys):
+    code, out, explain = run(with_failing_topic, tmp_path / "o")
+    err = capsys.readouterr().err
+    assert code == 1 and out is None and explain is None
+    assert "error: topic 3: RuntimeError: topic 3: unsatisfiable even with only the core rules" in err
+    assert "nothing written; --keep-going" in err
+    assert not list((tmp_path / "o").glob(".*"))  # no temporary files left either
+
+
+def test_keep_going_writes_the_other_topics_and_names_the_failed_one(with_failing_topic, tmp_path, capsys):
+    code, out, _ = run(with_failing_topic, tmp_path / "k", "--keep-going")
+    err = capsys.readouterr().err
+    assert code == 1 and "error: topic 3: RuntimeError" in err
+    assert "(2 of 3 topics)" in err
+    ids = [json.loads(line)["id"] for line in out.splitlines()]
+    assert len(ids) == 12 and "bad-1" not in ids
+
+
+def test_topic_without_documents_is_answered_and_says_so(tmp_path, caplog):
+    rows, _ = generated_topic(9, seed=3)
+    data = write_data(tmp_path / "d", "test", rows, [])
+    code, out, explain = run(data, tmp_path / "o", split="test")
+    assert code == 0 and len(out.splitlines()) == len(rows)
+    assert all(json.loads(line)["documents"] == 0 for line in explain.splitlines())
+    assert "topic 9 has no documents; answering from the question texts only" in caplog.text
+
+
+def test_dask_cluster_gives_the_same_bytes(two_topics, tmp_path):
+    distributed = pytest.importorskip("dask.distributed", reason="dask is not installed (pip install '.[dask]')")
+    serial = run(two_topics, tmp_path / "serial")
+    with distributed.LocalCluster(n_workers=2, processes=False, dashboard_address=":0") as cluster:
+        assert run(two_topics, tmp_path / "dask", "--dask-address", cluster.scheduler_address) == serial
+
+
+@pytest.mark.parametrize("option", [["--workers", "0"], ["--time-limit", "-1"], ["--scheduler", "ray"]])
+def test_bad_run_options_are_usage_errors(option):
+    with pytest.raises(SystemExit):
+        answer.main(["--demo", *option])
