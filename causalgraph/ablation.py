@@ -6,18 +6,20 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .crossval import FoldResult, bootstrap_interval, fold_scorers, held_out_scores
+from .crossval import FoldResult, bootstrap_interval, fold_scorers, held_out_edges, held_out_scores, resized_copies
 from .data import DataError, load_labelled
 from .embed import DEFAULT_ENCODER
 from .pipeline import analyse_topic
 from .reason import SWITCHABLE, SolverParams
+from .train import HELD_COPIES, TRAIN_COPIES, target_sizes
 
 
-def ablation_rows(analyses, folds: int, params: SolverParams = SolverParams()) -> list[FoldResult]:
-    """The full program first, then one row per switchable rule group switched off."""
-    models = fold_scorers(analyses, folds)
-    rows = [held_out_scores(analyses, models, "full program", frozenset(), params)]
-    rows += [held_out_scores(analyses, models, f"without {g}", frozenset({g}), params) for g in SWITCHABLE]
+def ablation_rows(analyses, folds: int, params: SolverParams = SolverParams(), extra=None, held=None) -> list[FoldResult]:
+    """The full program first, then one row per switchable rule group switched off. `extra` and `held` are
+    per-topic copies added to training and scored in place of the topics (see crossval.resized_copies)."""
+    scored, edges = held_out_edges(analyses, fold_scorers(analyses, folds, extra=extra), held)
+    rows = [held_out_scores(scored, edges, "full program", frozenset(), params)]
+    rows += [held_out_scores(scored, edges, f"without {g}", frozenset({g}), params) for g in SWITCHABLE]
     return rows
 
 
@@ -36,17 +38,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", required=True, help="AER data folder (../shared/aer or the public layout)")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--encoder", default=DEFAULT_ENCODER)
+    parser.add_argument("--bias", type=int, default=50, help="precision bias (log-odds x 100), as chosen by train")
+    parser.add_argument("--resize-to", default="test", help="split whose topic sizes held-out and training copies are cut to; 'none' for whole topics")
     args = parser.parse_args(argv)
     try:
         topics = load_labelled(args.data)
+        sizes = target_sizes(args.data, None if args.resize_to == "none" else args.resize_to)
     except (DataError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     analyses = [analyse_topic(t, args.encoder) for t in topics]
-    rows = ablation_rows(analyses, args.folds)
-    n = len(rows[0].scores)
-    print(f"Grouped-by-topic {args.folds}-fold CV over {len(topics)} topics, {n} questions (train + dev + sample)\n")
-    print(format_table(rows))
+    extra = resized_copies(analyses, sizes, TRAIN_COPIES, seed=1) if sizes else None
+    held = resized_copies(analyses, sizes, HELD_COPIES, seed=2) if sizes else None
+    params = SolverParams(bias=args.bias)
+    print(f"Grouped-by-topic {args.folds}-fold CV over {len(topics)} topics (train + dev + sample), bias {args.bias}")
+    print("\n## Whole held-out topics\n")
+    print(format_table(ablation_rows(analyses, args.folds, params, extra)))
+    if sizes:
+        print(f"\n## Held-out topics cut to the {args.resize_to} split's topic sizes ({HELD_COPIES} copies each)\n")
+        print(format_table(ablation_rows(analyses, args.folds, params, extra, held)))
     return 0
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.model_selection import GroupKFold
 
 from .data import question_score
-from .pipeline import TopicAnalysis, answer_topic
+from .pipeline import TopicAnalysis, edge_scores, solve_analysis, subset_analysis
 from .reason import SolverParams
 from .scoring import EdgeScorer
 
@@ -26,12 +27,29 @@ class FoldResult:
         return float(self.scores.mean())
 
 
-def fold_scorers(analyses: list[TopicAnalysis], folds: int, make_scorer=EdgeScorer) -> list[EdgeScorer]:
-    """For each topic, a scorer fitted on the folds that do not contain it."""
+def resized_copies(analyses: list[TopicAnalysis], sizes: list[int], copies: int, seed: int = 0) -> list[list[TopicAnalysis]]:
+    """For each topic, `copies` versions restricted to a random subset of its questions, each with a size
+    drawn from `sizes` (the topic sizes of the split to be answered): test topics hold fewer questions per
+    event than the labelled ones, and the structure features depend on that."""
+    rng = random.Random(seed)
+    out = []
+    for a in analyses:
+        n = len(a.topic.questions)
+        out.append([subset_analysis(a, rng.sample(range(n), min(rng.choice(sizes), n))) for _ in range(copies)])
+    return out
+
+
+def _fit(make_scorer, analyses: list[TopicAnalysis]) -> EdgeScorer:
+    return make_scorer().fit([a.table for a in analyses], [a.gold() for a in analyses])
+
+
+def fold_scorers(analyses: list[TopicAnalysis], folds: int, make_scorer=EdgeScorer,
+                 extra: list[list[TopicAnalysis]] | None = None) -> list[EdgeScorer]:
+    """For each topic, a scorer fitted on the folds that do not contain it (and on their `extra` copies)."""
     topics = np.array([a.topic.topic_id for a in analyses])
     models: list[EdgeScorer | None] = [None] * len(analyses)
     for train, test in GroupKFold(n_splits=folds).split(topics, groups=topics):
-        scorer = make_scorer().fit([analyses[i].table for i in train], [analyses[i].gold() for i in train])
+        scorer = _fit(make_scorer, [analyses[i] for i in train] + [c for i in train for c in (extra[i] if extra else [])])
         for i in test:
             models[i] = scorer
     return models
@@ -39,19 +57,19 @@ def fold_scorers(analyses: list[TopicAnalysis], folds: int, make_scorer=EdgeScor
 
 def held_out_scores(
     analyses: list[TopicAnalysis],
-    models: list[EdgeScorer],
+    scores: list[dict[tuple[int, int], float]],
     name: str = "full",
     without: frozenset[str] = frozenset(),
     params: SolverParams = SolverParams(),
 ) -> FoldResult:
-    """Answer every topic with its held-out scorer and score each question against gold."""
-    scores, topics = [], []
-    for analysis, model in zip(analyses, models):
-        _, solution = answer_topic(analysis, model, without, params)
+    """Solve every topic with its held-out edge scores and score each question against gold."""
+    results, topics = [], []
+    for analysis, edges in zip(analyses, scores):
+        solution = solve_analysis(analysis, edges, without, params)
         for q in analysis.topic.questions:
-            scores.append(question_score(solution.answers[q.qid], q.gold))
+            results.append(question_score(solution.answers[q.qid], q.gold))
             topics.append(q.topic_id)
-    return FoldResult(name, np.array(scores), np.array(topics))
+    return FoldResult(name, np.array(results), np.array(topics))
 
 
 def bootstrap_interval(result: FoldResult, n: int = 2000, seed: int = 0) -> tuple[float, float]:
@@ -68,25 +86,35 @@ def bootstrap_interval(result: FoldResult, n: int = 2000, seed: int = 0) -> tupl
 BIAS_GRID = (0, 50, 100, 150)
 
 
-def choose_bias(analyses: list[TopicAnalysis], folds: int, make_scorer=EdgeScorer, grid=BIAS_GRID) -> int:
+def held_out_edges(analyses, models, held=None) -> tuple[list[TopicAnalysis], list[dict]]:
+    """The topics (or their `held` copies) with the edge scores of their held-out scorers."""
+    if held is not None:
+        models = [m for m, cs in zip(models, held) for _ in cs]
+        analyses = [c for cs in held for c in cs]
+    return analyses, [edge_scores(a, m) for a, m in zip(analyses, models)]
+
+
+def choose_bias(analyses, folds, make_scorer=EdgeScorer, extra=None, held=None, grid=BIAS_GRID) -> int:
     """The precision bias with the best grouped-CV score on these topics (first of ties)."""
-    models = fold_scorers(analyses, folds, make_scorer)
-    means = [held_out_scores(analyses, models, params=SolverParams(bias=b)).mean for b in grid]
+    scored, edges = held_out_edges(analyses, fold_scorers(analyses, folds, make_scorer, extra), held)
+    means = [held_out_scores(scored, edges, params=SolverParams(bias=b)).mean for b in grid]
     return grid[int(np.argmax(means))]
 
 
-def nested_held_out_scores(analyses: list[TopicAnalysis], folds: int, make_scorer=EdgeScorer,
+def nested_held_out_scores(analyses, folds, make_scorer=EdgeScorer, extra=None, held=None,
                            grid=BIAS_GRID) -> tuple[FoldResult, list[int]]:
     """Grouped CV in which each outer fold chooses its bias by an inner grouped CV on its training topics,
-    so the score of the held-out topics never informs any choice. Returns the result and the biases."""
+    so the held-out topics never inform any choice. `extra`: per-topic copies added to training;
+    `held`: per-topic copies scored in place of the topics. Returns the result and the chosen biases."""
     topics = np.array([a.topic.topic_id for a in analyses])
-    scores, ids, chosen = [], [], []
+    pick = lambda xs, idx: None if xs is None else [xs[i] for i in idx]
+    results, chosen = [], []
     for train, test in GroupKFold(n_splits=folds).split(topics, groups=topics):
         inner = [analyses[i] for i in train]
-        bias = choose_bias(inner, folds - 1, make_scorer, grid)
+        bias = choose_bias(inner, folds - 1, make_scorer, pick(extra, train), pick(held, train), grid)
         chosen.append(bias)
-        scorer = make_scorer().fit([a.table for a in inner], [a.gold() for a in inner])
-        held = held_out_scores([analyses[i] for i in test], [scorer] * len(test), params=SolverParams(bias=bias))
-        scores.append(held.scores)
-        ids.append(held.topics)
-    return FoldResult("nested", np.concatenate(scores), np.concatenate(ids)), chosen
+        scorer = _fit(make_scorer, inner + [c for cs in (pick(extra, train) or []) for c in cs])
+        scored, edges = held_out_edges([analyses[i] for i in test], [scorer] * len(test), pick(held, test))
+        results.append(held_out_scores(scored, edges, params=SolverParams(bias=bias)))
+    return FoldResult("nested", np.concatenate([r.scores for r in results]),
+                      np.concatenate([r.topics for r in results])), chosen

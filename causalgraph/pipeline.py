@@ -10,7 +10,7 @@ import numpy as np
 from .data import Topic
 from .dates import later_pairs
 from .embed import DEFAULT_ENCODER, encode
-from .evidence import best_sentences, pair_evidence, relevance
+from .evidence import EVIDENCE_FEATURES, best_sentences, pair_evidence, relevance
 from .extract import TopicExtraction, extract_topic
 from .graph import build_graph, candidate_pairs, gold_pair_labels
 from .reason import SolverParams, Solution, solve_topic
@@ -27,6 +27,7 @@ class TopicAnalysis:
     after: set[tuple[int, int]]
     extraction: TopicExtraction
     evidence: dict[int, list[tuple[str, str]]]  # node -> its best (document title, sentence) pairs
+    encoder: str = DEFAULT_ENCODER
 
     def gold(self) -> np.ndarray:
         """Gold cause labels of the candidate pairs, in table order (topics with gold answers only)."""
@@ -48,11 +49,45 @@ def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER) -> TopicAnalysis
         features = pair_evidence(extraction, rel, pairs, vectors, cue_vectors)
         for node, hits in best_sentences(rel).best.items():
             evidence[node] = [(extraction.titles[extraction.sentences[i].doc], extraction.sentences[i].text) for i, _ in hits]
+    return _assemble(topic, graph, vectors, features, extraction, evidence, encoder)
+
+
+def _assemble(topic, graph, vectors, features, extraction, evidence, encoder) -> TopicAnalysis:
     table = pair_table(graph, vectors, features)
-    after = later_pairs(dict(enumerate(texts)), table.pairs)
+    after = later_pairs({n: graph.nodes[n]["text"] for n in graph}, table.pairs)
     for e, t in table.pairs:
         graph.edges[e, t]["dated_after"] = (e, t) in after
-    return TopicAnalysis(topic, graph, table, after, extraction, evidence)
+    return TopicAnalysis(topic, graph, table, after, extraction, evidence, encoder)
+
+
+def subset_analysis(analysis: TopicAnalysis, questions: list[int]) -> TopicAnalysis:
+    """The analysis of the same topic restricted to some of its questions (by index): the documents' evidence
+    is reused, the graph and its structure features are rebuilt."""
+    topic = replace(analysis.topic, questions=[analysis.topic.questions[i] for i in sorted(questions)])
+    graph = build_graph(topic)
+    old = {analysis.graph.nodes[n]["norm"]: n for n in analysis.graph}
+    to_old = {n: old[graph.nodes[n]["norm"]] for n in graph}
+    vectors = encode([graph.nodes[n]["text"] for n in graph], analysis.encoder)
+    rows = {p: i for i, p in enumerate(analysis.table.pairs)}
+    raw = analysis.table.evidence[:, : len(EVIDENCE_FEATURES)]
+    features = np.array([raw[rows[(to_old[e], to_old[t])]] for e, t in candidate_pairs(graph)]).reshape(-1, raw.shape[1])
+    evidence = {n: analysis.evidence[to_old[n]] for n in graph if to_old[n] in analysis.evidence}
+    return _assemble(topic, graph, vectors, features, analysis.extraction, evidence, analysis.encoder)
+
+
+def edge_scores(analysis: TopicAnalysis, scorer: EdgeScorer) -> dict[tuple[int, int], float]:
+    """P(cause) of every candidate edge of the topic."""
+    return dict(zip(analysis.table.pairs, map(float, scorer.predict_proba(analysis.table))))
+
+
+def solve_analysis(
+    analysis: TopicAnalysis,
+    scores: dict[tuple[int, int], float],
+    without: frozenset[str] = frozenset(),
+    params: SolverParams = SolverParams(),
+    time_limit: float | None = None,
+) -> Solution:
+    return solve_topic(analysis.graph, scores, analysis.after, without, params, time_limit)
 
 
 def answer_topic(
@@ -62,10 +97,9 @@ def answer_topic(
     params: SolverParams = SolverParams(),
     time_limit: float | None = None,
 ) -> tuple[dict[tuple[int, int], float], Solution]:
-    """Score every candidate edge and solve the topic; returns the edge scores and the solution."""
+    """Score every candidate edge and solve the topic (with the scorer's bias unless `params` sets one);
+    returns the edge scores and the solution."""
     if params.bias is None:
         params = replace(params, bias=scorer.bias_)
-    probs = scorer.predict_proba(analysis.table)
-    scores = {pair: float(p) for pair, p in zip(analysis.table.pairs, probs)}
-    solution = solve_topic(analysis.graph, scores, analysis.after, without, params, time_limit)
-    return scores, solution
+    scores = edge_scores(analysis, scorer)
+    return scores, solve_analysis(analysis, scores, without, params, time_limit)

@@ -35,6 +35,7 @@ STRUCTURE_FEATURES = (
     "cause_none_share",
     "target_none_share",
     "target_n_questions",
+    "topic_n_questions",
 )
 # Evidence features also compared with the other options of the same question.
 RELATIVE_EVIDENCE = ("same_sentence", "nearby_sentences", "cue_forward", "cause_support")
@@ -119,6 +120,7 @@ def pair_table(graph: nx.DiGraph, vectors: np.ndarray, evidence: np.ndarray | No
             none_share(graph, graph.nodes[e]["option_of"], exclude_target=t) / topic_none_rate,
             none_share(graph, graph.nodes[t]["targets_of"]) / topic_none_rate,
             float(len(graph.nodes[t]["targets_of"])),
+            float(n_questions),
         ]
         for e, t in pairs
     ]
@@ -157,12 +159,16 @@ class EdgeScorer:
     # The precision bias (log-odds x 100) that grouped CV chose for this scorer; `train` sets it.
     bias_: int = 0
 
-    def fit(self, tables: list[PairTable], labels: list[np.ndarray]) -> "EdgeScorer":
+    def fit(self, tables: list[PairTable], labels: list[np.ndarray], table_weights: list[float] | None = None) -> "EdgeScorer":
+        """Fit on the pairs of several topics; `table_weights` weighs every pair of a table (default 1)."""
         self.model_ = HistGradientBoostingClassifier(
             max_iter=self.max_iter, learning_rate=self.learning_rate, max_leaf_nodes=self.max_leaf_nodes,
             random_state=self.seed,
         )
-        self.model_.fit(self._matrix(tables), np.concatenate(labels).astype(int))
+        weights = None
+        if table_weights is not None:
+            weights = np.concatenate([np.full(len(t.pairs), w) for t, w in zip(tables, table_weights)])
+        self.model_.fit(self._matrix(tables), np.concatenate(labels).astype(int), sample_weight=weights)
         return self
 
     def predict_proba(self, table: PairTable) -> np.ndarray:

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from causalgraph import answer
-from causalgraph.crossval import fold_scorers, held_out_scores
+from causalgraph.crossval import fold_scorers, held_out_edges, held_out_scores
 from causalgraph.data import load_labelled
 from causalgraph.pipeline import analyse_topic
 
@@ -25,7 +25,7 @@ def test_test_split_answers_all_612_questions_in_time(aer, tmp_path):
 
 def test_grouped_cv_reaches_the_spine_bar(aer):
     analyses = [analyse_topic(t) for t in load_labelled(aer)]
-    result = held_out_scores(analyses, fold_scorers(analyses, 5))
+    result = held_out_scores(*held_out_edges(analyses, fold_scorers(analyses, 5)))
     assert result.mean >= 0.78
 
 

@@ -14,7 +14,7 @@ def test_demo_prints_an_answer_and_reason_per_question(capsys):
     assert answer.main(["--demo", "--quiet"]) == 0
     out = capsys.readouterr().out
     lines = [l for l in out.splitlines() if l.strip().startswith("demo-")]
-    assert len(lines) == 6 and all(" chose " in l for l in lines)
+    assert len(lines) == 8 and all(" chose " in l for l in lines)
 
 
 def test_answer_writes_submission_and_explanations(tmp_path, demo_dir):
@@ -22,7 +22,7 @@ def test_answer_writes_submission_and_explanations(tmp_path, demo_dir):
     code = answer.main(["--data", str(demo_dir), "--split", "sample", "--out", str(out), "--explain", str(explain), "--quiet"])
     assert code == 0
     rows = [json.loads(l) for l in out.read_text().splitlines()]
-    assert [r["id"] for r in rows] == [f"demo-{i}" for i in range(1, 7)]
+    assert [r["id"] for r in rows] == [f"demo-{i}" for i in range(1, 9)]
     assert all(set(r) == {"id", "answer"} and set(r["answer"].split(",")) <= set(LABELS) for r in rows)
     records = [json.loads(l) for l in explain.read_text().splitlines()]
     opt = records[0]["options"]["A"]
@@ -55,11 +55,11 @@ def test_evaluate_prints_score_and_breakdown(tmp_path, demo_dir, capsys):
     gold = demo_dir / "sample" / "questions.jsonl"
     pred = tmp_path / "p.jsonl"
     pred.write_text("".join(json.dumps({"id": f"demo-{i}", "answer": a}) + "\n"
-                            for i, a in enumerate(["A", "B", "A", "B", "C", "B"], start=1)))
+                            for i, a in enumerate(["A", "B", "C", "A", "C", "B", "C", "A"], start=1)))
     assert evaluate.main(["--pred", str(pred), "--gold", str(gold)]) == 0
     out = capsys.readouterr().out
-    # demo-1 and demo-6 have two gold causes: one of them scores 0.5 each; demo-6 "B" is wrong.
-    assert "score 0.7500 over 6 questions" in out
+    # demo-1 (A,C) and demo-2 (B,D) get one of two causes: 0.5 each; demo-8 "A" is wrong: 6 / 8.
+    assert "score 0.7500 over 8 questions" in out
     assert "offers None" in out and "gold size 2" in out
 
 

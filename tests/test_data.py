@@ -85,7 +85,7 @@ def test_public_repository_layout_and_shared_documents(tmp_path):
 
 def test_demo_topic_loads(demo_dir):
     (topic,) = load_split(demo_dir, "sample")
-    assert len(topic.questions) == 6 and len(topic.documents) == 3
+    assert len(topic.questions) == 8 and len(topic.documents) == 3
     assert any(q.none_label for q in topic.questions) and any(len(q.gold) == 2 for q in topic.questions)
 
 
