@@ -17,7 +17,7 @@ MONTHS = {
 }
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _PATTERNS = [
-    re.compile(_MONTH + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(?P<year>(?:19|20)\d\d))?\b", re.I),
+    re.compile(_MONTH + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?(?:[-\u2013]\d{1,2})?(?:,?\s+(?P<year>(?:19|20)\d\d))?\b", re.I),
     re.compile(r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+(?P<year>(?:19|20)\d\d))?\b", re.I),
     re.compile(r"\b" + _MONTH + r"\s+(?:of\s+)?(?P<year>(?:19|20)\d\d)\b", re.I),
     re.compile(r"\b(?:in|since|by|during|of)\s+(?P<year>(?:19|20)\d\d)\b", re.I),
@@ -33,11 +33,20 @@ class PartialDate:
     day: int | None
 
 
+# A date right after these words is not when the event happened ("taxes effective January 1").
+_NOT_EVENT_DATE = re.compile(r"\b(?:effective|until|through|by|to|from|since)\s+$", re.I)
+
+
 def parse_date(text: str) -> PartialDate | None:
-    """The first date expression in the text ("On December 29", "March 2020", "in 2019"), or None."""
+    """The first date expression in the text ("On December 29", "March 2020", "in 2019"), or None when there
+    is none, or when the text names two different years (a span: "from 2020 to May 2025")."""
+    if len(set(re.findall(r"\b(?:19|20)\d\d\b", text))) > 1:
+        return None
     hits = []
     for pattern in _PATTERNS:
         for m in pattern.finditer(text):
+            if _NOT_EVENT_DATE.search(text[: m.start()]):
+                continue
             groups = m.groupdict()
             month = MONTHS[groups["month"].lower()] if groups.get("month") else None
             day = int(groups["day"]) if groups.get("day") else None

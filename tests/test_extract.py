@@ -55,6 +55,9 @@ def test_event_text_dates_and_order():
     assert parse_date("On December 27, Kataib Hezbollah attacked the base.") == PartialDate(None, 12, 27)
     assert parse_date("After 2006, Muhandis founded the group.") is None  # "after 2006" states no event date
     assert parse_date("The plan was announced in March 2020.") == PartialDate(2020, 3, None)
+    assert parse_date("On July 28-29, 2021, the bar associations approved the requests.") == PartialDate(2021, 7, 28)
+    assert parse_date("The government announced a tax rise effective January 1, 2019.") is None
+    assert parse_date("Value grew from $20 billion in 2020 to $246 billion in May 2025.") is None
     assert is_after(PartialDate(None, 3, 15), PartialDate(None, 3, 7))
     assert not is_after(PartialDate(None, 1, 3), PartialDate(None, 12, 29))  # year boundary: unknown
 
