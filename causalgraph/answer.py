@@ -139,7 +139,11 @@ def main(argv: list[str] | None = None) -> int:
     params = SolverParams(bias=args.bias, none_prior=args.none_prior)
     settings = Settings(model, args.without, params, args.time_limit, cache)
     loaded = time.perf_counter()
-    answers, failures = run_topics(topics, settings, args)
+    try:
+        answers, failures = run_topics(topics, settings, args)
+    except (RuntimeError, OSError) as err:  # no Dask, or no scheduler at --dask-address
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     if failures and not args.keep_going:
         print(f"error: {failures[0]}\nnothing written; --keep-going answers the other topics", file=sys.stderr)
         return 1
