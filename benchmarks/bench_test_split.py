@@ -123,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# {args.split} split, {args.runs} runs each, medians; {os.cpu_count()} CPUs, Python "
           f"{platform.python_version()}, load average {os.getloadavg()[0]:.1f} at the end")
     split = f" --split {args.split}" if args.split != "test" else ""
-    print(f"# benchmark: python benchmarks/bench_test_split.py --data {args.data}{split} --runs {args.runs}")
+    workers = f" --workers {args.workers}" if args.workers != 2 else ""
+    print(f"# benchmark: python benchmarks/bench_test_split.py --data {args.data}{split} --runs {args.runs}{workers}")
     print(f"# cold, warm and multi-worker predictions byte-identical: {'yes' if same else 'NO'}\n")
     print("| run | documents | wall s | load s | analysis s | scoring s | solving s | peak RSS MiB | command |")
     print("|---|---|---|---|---|---|---|---|---|")
