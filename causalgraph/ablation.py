@@ -6,17 +6,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .crossval import FoldResult, bootstrap_interval, fold_scorers, held_out_edges, held_out_scores, resized_copies
+from .crossval import HELD_COPIES, FoldResult, bootstrap_interval, fold_scorers, held_out_edges, held_out_scores, resized_sets
 from .data import DataError, load_labelled
 from .embed import DEFAULT_ENCODER
 from .pipeline import analyse_topic
 from .reason import SWITCHABLE, SolverParams
-from .train import HELD_COPIES, TRAIN_COPIES, target_sizes
+from .train import target_sizes
 
 
 def ablation_rows(analyses, folds: int, params: SolverParams = SolverParams(), extra=None, held=None) -> list[FoldResult]:
     """The full program first, then one row per switchable rule group switched off. `extra` and `held` are
-    per-topic copies added to training and scored in place of the topics (see crossval.resized_copies)."""
+    per-topic copies added to training and scored in place of the topics (see crossval.resized_sets)."""
     scored, edges = held_out_edges(analyses, fold_scorers(analyses, folds, extra=extra), held)
     rows = [held_out_scores(scored, edges, "full program", frozenset(), params)]
     rows += [held_out_scores(scored, edges, f"without {g}", frozenset({g}), params) for g in SWITCHABLE]
@@ -48,8 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     analyses = [analyse_topic(t, args.encoder) for t in topics]
-    extra = resized_copies(analyses, sizes, TRAIN_COPIES, seed=1) if sizes else None
-    held = resized_copies(analyses, sizes, HELD_COPIES, seed=2) if sizes else None
+    extra, held = resized_sets(analyses, sizes)
     params = SolverParams(bias=args.bias)
     print(f"Grouped-by-topic {args.folds}-fold CV over {len(topics)} topics (train + dev + sample), bias {args.bias}")
     print("\n## Whole held-out topics\n")

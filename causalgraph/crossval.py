@@ -39,6 +39,17 @@ def resized_copies(analyses: list[TopicAnalysis], sizes: list[int], copies: int,
     return out
 
 
+TRAIN_COPIES, HELD_COPIES = 6, 3
+
+
+def resized_sets(analyses: list[TopicAnalysis], sizes: list[int]) -> tuple[list | None, list | None]:
+    """Per-topic copies cut to `sizes`: TRAIN_COPIES added to training, HELD_COPIES scored in place of the
+    held-out topics; (None, None) without sizes. Seeded, so every command gets the same copies."""
+    if not sizes:
+        return None, None
+    return resized_copies(analyses, sizes, TRAIN_COPIES, seed=1), resized_copies(analyses, sizes, HELD_COPIES, seed=2)
+
+
 def _fit(make_scorer, analyses: list[TopicAnalysis]) -> EdgeScorer:
     return make_scorer().fit([a.table for a in analyses], [a.gold() for a in analyses])
 

@@ -10,16 +10,14 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from .crossval import bootstrap_interval, choose_bias, fold_scorers, nested_held_out_scores, resized_copies
+from .crossval import (HELD_COPIES, TRAIN_COPIES, bootstrap_interval, choose_bias, fold_scorers,
+                       nested_held_out_scores, resized_sets)
 from .data import DataError, load_labelled, load_split
 from .embed import DEFAULT_ENCODER
 from .pipeline import TopicAnalysis, analyse_topic
 from .scoring import FEATURES, STRUCTURE_FEATURES, EdgeScorer, save_scorer
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "edge_scorer.joblib"
-
-
-TRAIN_COPIES, HELD_COPIES = 6, 3
 
 
 def target_sizes(data: str, split: str | None) -> list[int]:
@@ -32,8 +30,7 @@ def target_sizes(data: str, split: str | None) -> list[int]:
 def cv_report(analyses: list[TopicAnalysis], folds: int, sizes: list[int]) -> dict:
     """Edge AUC and nested grouped-CV AER scores, on whole held-out topics and, where `sizes` are given, on
     held-out topics cut to those sizes (training then also sees copies cut to them)."""
-    extra = resized_copies(analyses, sizes, TRAIN_COPIES, seed=1) if sizes else None
-    held = resized_copies(analyses, sizes, HELD_COPIES, seed=2) if sizes else None
+    extra, held = resized_sets(analyses, sizes)
     models = fold_scorers(analyses, folds, extra=extra)
     gold = np.concatenate([a.gold() for a in analyses])
     auc = roc_auc_score(gold, np.concatenate([m.predict_proba(a.table) for a, m in zip(analyses, models)]))
