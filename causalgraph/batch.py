@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Iterator
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from .cache import AnalysisCache
 from .data import Topic
@@ -84,10 +83,7 @@ def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
         analysis, cached = settings.cache.analyse(topic)
     analysed = time.perf_counter()
     timed = _TimedScorer(scorer)
-    # One OpenMP thread for a topic's few dozen pairs: with two, the gradient-boosted scorer's predict took
-    # 25 times as long on the 2-core machine (50 times while another process held a core); same probabilities.
-    with threadpool_limits(limits=1):
-        scores, solution = answer_topic(analysis, timed, settings.without, settings.params, settings.time_limit)
+    scores, solution = answer_topic(analysis, timed, settings.without, settings.params, settings.time_limit)
     solving = time.perf_counter() - analysed - timed.seconds
     records = [
         {**explain_question(q, analysis.graph, scores, solution), "documents": len(topic.documents)}
