@@ -3,15 +3,13 @@ cross-validated with folds grouped by topic over train + dev + sample, with topi
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from .crossval import HELD_COPIES, FoldResult, bootstrap_interval, fold_scorers, held_out_edges, held_out_scores, resized_sets
-from .data import DataError, load_labelled
-from .embed import DEFAULT_ENCODER
+from .data import DataError
 from .pipeline import analyse_topic
 from .reason import SWITCHABLE, SolverParams
-from .train import target_sizes
+from .train import cv_inputs, cv_parser
 
 
 def ablation_rows(analyses, folds: int, params: SolverParams = SolverParams(), extra=None, held=None) -> list[FoldResult]:
@@ -34,16 +32,11 @@ def format_table(rows: list[FoldResult]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m causalgraph.ablation", description=__doc__)
-    parser.add_argument("--data", required=True, help="AER data folder (../shared/aer or the public layout)")
-    parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--encoder", default=DEFAULT_ENCODER)
+    parser = cv_parser("python -m causalgraph.ablation", __doc__)
     parser.add_argument("--bias", type=int, default=50, help="precision bias (log-odds x 100), as chosen by train")
-    parser.add_argument("--resize-to", default="test", help="split whose topic sizes held-out and training copies are cut to; 'none' for whole topics")
     args = parser.parse_args(argv)
     try:
-        topics = load_labelled(args.data)
-        sizes = target_sizes(args.data, None if args.resize_to == "none" else args.resize_to)
+        topics, sizes = cv_inputs(args)
     except (DataError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -115,7 +115,6 @@ def main(argv: list[str] | None = None) -> int:
     from .crossval import fold_scorers
     from .data import load_labelled
     from .pipeline import analyse_topic
-    from .scoring import EdgeScorer
 
     parser = argparse.ArgumentParser(prog="python -m causalgraph.nli", description=__doc__)
     parser.add_argument("--data", required=True)

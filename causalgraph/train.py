@@ -20,6 +20,21 @@ from .scoring import FEATURES, STRUCTURE_FEATURES, EdgeScorer, save_scorer
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "edge_scorer.joblib"
 
 
+def cv_parser(prog: str, doc: str) -> argparse.ArgumentParser:
+    """The options that train and ablation share: data, folds, encoder, and the split to resize to."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc)
+    parser.add_argument("--data", required=True, help="AER data folder (../shared/aer or the public layout)")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="sentence-transformers path or hub name")
+    parser.add_argument("--resize-to", default="test", help="split whose topic sizes the training and held-out copies are cut to; 'none' for whole topics only")
+    return parser
+
+
+def cv_inputs(args: argparse.Namespace) -> tuple[list, list[int]]:
+    """The labelled topics and the target topic sizes; DataError or OSError when the data cannot be read."""
+    return load_labelled(args.data), target_sizes(args.data, None if args.resize_to == "none" else args.resize_to)
+
+
 def target_sizes(data: str, split: str | None) -> list[int]:
     """The number of questions of each topic of the split to be answered (its questions only, no answers)."""
     if split is None:
@@ -85,16 +100,11 @@ def model_card(args: argparse.Namespace, scorer: EdgeScorer, report: dict, sizes
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m causalgraph.train", description=__doc__)
-    parser.add_argument("--data", required=True, help="AER data folder (../shared/aer or the public layout)")
-    parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="sentence-transformers path or hub name")
+    parser = cv_parser("python -m causalgraph.train", __doc__)
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
-    parser.add_argument("--resize-to", default="test", help="split whose topic sizes training copies are cut to; 'none' to train on whole topics only")
     args = parser.parse_args(argv)
     try:
-        topics = load_labelled(args.data)
-        sizes = target_sizes(args.data, None if args.resize_to == "none" else args.resize_to)
+        topics, sizes = cv_inputs(args)
     except (DataError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
