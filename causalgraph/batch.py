@@ -10,13 +10,12 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import Iterator
 
-import numpy as np
 
 from .cache import AnalysisCache
 from .data import Topic
 from .explain import explain_question
 from .parallel import Outcome, map_ordered
-from .pipeline import analyse_topic, answer_topic
+from .pipeline import analyse_topic, edge_scores, solve_analysis, with_scorer_bias
 from .reason import SolverParams
 from .scoring import EdgeScorer, load_scorer
 
@@ -52,23 +51,6 @@ def scorer_for(model: Path) -> tuple[EdgeScorer, str]:
     return load_scorer(model)
 
 
-class _TimedScorer:
-    """The scorer, adding up the time its predict_proba takes; other attributes are the scorer's own."""
-
-    def __init__(self, scorer: EdgeScorer):
-        self.scorer, self.seconds = scorer, 0.0
-
-    def __getattr__(self, name: str):
-        return getattr(self.scorer, name)
-
-    def predict_proba(self, *args, **kwargs) -> np.ndarray:
-        start = time.perf_counter()
-        try:
-            return self.scorer.predict_proba(*args, **kwargs)
-        finally:
-            self.seconds += time.perf_counter() - start
-
-
 def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
     """Analyse (or read from the cache), score and solve one topic."""
     scorer, encoder = scorer_for(settings.model)
@@ -82,14 +64,16 @@ def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
     else:
         analysis, cached = settings.cache.analyse(topic)
     analysed = time.perf_counter()
-    timed = _TimedScorer(scorer)
-    scores, solution = answer_topic(analysis, timed, settings.without, settings.params, settings.time_limit)
-    solving = time.perf_counter() - analysed - timed.seconds
+    scores = edge_scores(analysis, scorer)
+    scored = time.perf_counter()
+    params = with_scorer_bias(settings.params, scorer)
+    solution = solve_analysis(analysis, scores, settings.without, params, settings.time_limit)
+    solved = time.perf_counter()
     records = [
         {**explain_question(q, analysis.graph, scores, solution), "documents": len(topic.documents)}
         for q in topic.questions
     ]
-    seconds = dict(zip(STAGES, (analysed - start, timed.seconds, solving)))
+    seconds = dict(zip(STAGES, (analysed - start, scored - analysed, solved - scored)))
     return TopicAnswer(topic.topic_id, records, seconds, cached)
 
 

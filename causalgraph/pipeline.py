@@ -80,6 +80,11 @@ def edge_scores(analysis: TopicAnalysis, scorer: EdgeScorer) -> dict[tuple[int, 
     return dict(zip(analysis.table.pairs, map(float, scorer.predict_proba(analysis.table))))
 
 
+def with_scorer_bias(params: SolverParams, scorer: EdgeScorer) -> SolverParams:
+    """`params`, with the scorer's CV-chosen precision bias where `params` sets none."""
+    return replace(params, bias=scorer.bias_) if params.bias is None else params
+
+
 def solve_analysis(
     analysis: TopicAnalysis,
     scores: dict[tuple[int, int], float],
@@ -99,7 +104,5 @@ def answer_topic(
 ) -> tuple[dict[tuple[int, int], float], Solution]:
     """Score every candidate edge and solve the topic (with the scorer's bias unless `params` sets one);
     returns the edge scores and the solution."""
-    if params.bias is None:
-        params = replace(params, bias=scorer.bias_)
     scores = edge_scores(analysis, scorer)
-    return scores, solve_analysis(analysis, scores, without, params, time_limit)
+    return scores, solve_analysis(analysis, scores, without, with_scorer_bias(params, scorer), time_limit)
