@@ -10,7 +10,7 @@ import argparse
 import random
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     base = fold_scorers(analyses, args.folds)
     p_base = np.concatenate([m.predict_proba(a.table) for a, m in zip(analyses, base)])
     for a, scores in zip(analyses, oof):  # stack the out-of-fold pair scores as one more feature
-        a.table = type(a.table)(a.table.pairs, np.hstack([a.table.structure, scores[:, None]]), a.table.embedding, a.table.evidence)
+        a.table = replace(a.table, structure=np.hstack([a.table.structure, scores[:, None]]))
     stacked = fold_scorers(analyses, args.folds)
     p_stacked = np.concatenate([m.predict_proba(a.table) for a, m in zip(analyses, stacked)])
     print(f"edge scorer AUC without the pair model {roc_auc_score(gold, p_base):.3f}, with it {roc_auc_score(gold, p_stacked):.3f}"

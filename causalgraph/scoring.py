@@ -63,7 +63,6 @@ class PairTable:
 
     pairs: list[tuple[int, int]]
     structure: np.ndarray  # (n_pairs, len(STRUCTURE_FEATURES))
-    embedding: np.ndarray  # (n_pairs, 2 * dim): cause * target and |cause - target|
     evidence: np.ndarray  # (n_pairs, len(FEATURES) - len(STRUCTURE_FEATURES)), zeros without documents
 
 
@@ -126,11 +125,6 @@ def pair_table(graph: nx.DiGraph, vectors: np.ndarray, evidence: np.ndarray | No
         for e, t in pairs
     ]
     structure = np.asarray(rows, dtype=np.float64).reshape(len(pairs), len(STRUCTURE_FEATURES))
-    if pairs:
-        cause, target = vectors[[p[0] for p in pairs]], vectors[[p[1] for p in pairs]]
-        embedding = np.hstack([cause * target, np.abs(cause - target)]).astype(np.float64)
-    else:
-        embedding = np.zeros((0, 2 * vectors.shape[1] if vectors.ndim == 2 else 0))
     if evidence is None:
         evidence = np.zeros((len(pairs), len(EVIDENCE_FEATURES)))
     margins = []
@@ -139,7 +133,7 @@ def pair_table(graph: nx.DiGraph, vectors: np.ndarray, evidence: np.ndarray | No
         margin, _ = versus_other_options(graph, dict(zip(pairs, column)))
         margins.append([margin[p] for p in pairs])
     evidence = np.hstack([evidence, np.asarray(margins).T.reshape(len(pairs), len(RELATIVE_EVIDENCE))])
-    return PairTable(pairs, structure, embedding, evidence)
+    return PairTable(pairs, structure, evidence)
 
 
 class EdgeScorer:

@@ -44,7 +44,7 @@ def test_structure_features_by_hand(graph):
     assert feature(table, (b, t), "reverse_offered") == 0.0
     assert feature(table, (b, t), "cosine") == 0.0
     assert feature(table, (b, a), "pair_share") == 1.0
-    assert table.embedding.shape == (8, 10)
+    assert table.structure.shape == (8, len(STRUCTURE_FEATURES))
     # None shares relative to the topic's None rate: no question here offers None
     assert feature(table, (a, t), "cause_none_share") == 0.0 and feature(table, (a, t), "target_n_questions") == 2.0
 
