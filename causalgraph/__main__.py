@@ -1,11 +1,11 @@
-"""`causalgraph COMMAND ...`: one entry point for answer, evaluate, train, ablation, visualize."""
+"""`causalgraph COMMAND ...`: one entry point for answer, evaluate, train, ablation, encoders, nli, visualize."""
 
 from __future__ import annotations
 
 import importlib
 import sys
 
-COMMANDS = ("answer", "evaluate", "train", "ablation", "visualize")
+COMMANDS = ("answer", "evaluate", "train", "ablation", "encoders", "nli", "visualize")
 
 
 def main(argv: list[str] | None = None) -> int:

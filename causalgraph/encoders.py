@@ -42,7 +42,7 @@ def encoder_row(name: str, topics, folds: int, shapes: list[TopicShape], bias: i
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cv_parser("python -m causalgraph.encoders", __doc__)
+    parser = cv_parser("python -m causalgraph.encoders", __doc__, encoder=False)
     parser.add_argument("--encoders", nargs="+", default=[DEFAULT_ENCODER, MPNET], help="local paths or hub names")
     parser.add_argument("--bias", type=int, help="precision bias (log-odds x 100); default: the shipped scorer's")
     args = parser.parse_args(argv)

@@ -21,12 +21,14 @@ from .scoring import FEATURES, STRUCTURE_FEATURES, EdgeScorer, load_scorer, save
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "edge_scorer.joblib"
 
 
-def cv_parser(prog: str, doc: str) -> argparse.ArgumentParser:
-    """The options that train and ablation share: data, folds, encoder, and the split to resize to."""
+def cv_parser(prog: str, doc: str, encoder: bool = True) -> argparse.ArgumentParser:
+    """The options that the CV commands share: data, folds, the split to resize to, and (unless `encoder` is
+    False) the encoder."""
     parser = argparse.ArgumentParser(prog=prog, description=doc)
     parser.add_argument("--data", required=True, help="AER data folder (../shared/aer or the public layout)")
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="sentence-transformers path or hub name")
+    if encoder:
+        parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="sentence-transformers path or hub name")
     parser.add_argument("--resize-to", default="test", help="split whose topic shapes (questions, None offers) the training and held-out copies are cut to; 'none' for whole topics only")
     return parser
 
