@@ -6,9 +6,8 @@ from __future__ import annotations
 import sys
 
 from .crossval import FoldResult, bootstrap_interval, fold_scorers, held_out_edges, held_out_scores, resized_sets
-from .data import DataError
 from .reason import SWITCHABLE, SolverParams
-from .train import cv_inputs, cv_parser, describe_held, labelled_analyses, shipped_bias
+from .train import cv_inputs, cv_parser, describe_held, labelled_analyses
 
 
 def ablation_rows(analyses, folds: int, params: SolverParams = SolverParams(), extra=None, held=None) -> list[FoldResult]:
@@ -31,15 +30,12 @@ def format_table(rows: list[FoldResult]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cv_parser("python -m causalgraph.ablation", __doc__)
-    parser.add_argument("--bias", type=int, help="precision bias (log-odds x 100); default: the shipped scorer's")
+    parser = cv_parser("python -m causalgraph.ablation", __doc__, bias=True)
     args = parser.parse_args(argv)
-    try:
-        topics, shapes = cv_inputs(args)
-        args.bias = shipped_bias() if args.bias is None else args.bias
-    except (DataError, OSError) as err:
-        print(f"error: {err}", file=sys.stderr)
+    inputs = cv_inputs(args)
+    if inputs is None:
         return 2
+    topics, shapes = inputs
     analyses = labelled_analyses(topics, args.encoder)
     extra, held = resized_sets(analyses, shapes)
     params = SolverParams(bias=args.bias)

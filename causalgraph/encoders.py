@@ -11,10 +11,9 @@ import numpy as np
 from sklearn.metrics import roc_auc_score
 
 from .crossval import TopicShape, bootstrap_interval, fold_scorers, held_out_edges, held_out_scores, resized_sets
-from .data import DataError
 from .embed import DEFAULT_ENCODER, MPNET, encode, load_encoder
 from .reason import SolverParams
-from .train import cv_inputs, cv_parser, labelled_analyses, shipped_bias
+from .train import cv_inputs, cv_parser, labelled_analyses
 
 
 SPEED_SENTENCES = 1000
@@ -42,16 +41,13 @@ def encoder_row(name: str, topics, folds: int, shapes: list[TopicShape], bias: i
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cv_parser("python -m causalgraph.encoders", __doc__, encoder=False)
+    parser = cv_parser("python -m causalgraph.encoders", __doc__, encoder=False, bias=True)
     parser.add_argument("--encoders", nargs="+", default=[DEFAULT_ENCODER, MPNET], help="local paths or hub names")
-    parser.add_argument("--bias", type=int, help="precision bias (log-odds x 100); default: the shipped scorer's")
     args = parser.parse_args(argv)
-    try:
-        topics, shapes = cv_inputs(args)
-        args.bias = shipped_bias() if args.bias is None else args.bias
-    except (DataError, OSError) as err:
-        print(f"error: {err}", file=sys.stderr)
+    inputs = cv_inputs(args)
+    if inputs is None:
         return 2
+    topics, shapes = inputs
     print(f"Grouped-by-topic {args.folds}-fold CV over {len(topics)} topics, bias {args.bias}; speed: seconds to embed the "
           f"first {SPEED_SENTENCES} document sentences of the labelled topics on one torch thread\n")
     header = ["encoder", "parameters", f"s per {SPEED_SENTENCES} sentences", "edge AUC", "whole held-out topics"]

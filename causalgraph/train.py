@@ -21,15 +21,17 @@ from .scoring import FEATURES, STRUCTURE_FEATURES, EdgeScorer, load_scorer, save
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "edge_scorer.joblib"
 
 
-def cv_parser(prog: str, doc: str, encoder: bool = True) -> argparse.ArgumentParser:
-    """The options that the CV commands share: data, folds, the split to resize to, and (unless `encoder` is
-    False) the encoder."""
+def cv_parser(prog: str, doc: str, encoder: bool = True, bias: bool = False) -> argparse.ArgumentParser:
+    """The options that the CV commands share: data, folds, the split to resize to, the encoder (unless
+    `encoder` is False) and a fixed precision bias (where `bias` is True)."""
     parser = argparse.ArgumentParser(prog=prog, description=doc)
     parser.add_argument("--data", required=True, help="AER data folder (../shared/aer or the public layout)")
     parser.add_argument("--folds", type=int, default=5)
     if encoder:
         parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="sentence-transformers path or hub name")
     parser.add_argument("--resize-to", default="test", help="split whose topic shapes (questions, None offers) the training and held-out copies are cut to; 'none' for whole topics only")
+    if bias:
+        parser.add_argument("--bias", type=int, help="precision bias (log-odds x 100); default: the shipped scorer's")
     return parser
 
 
@@ -38,9 +40,18 @@ def shipped_bias() -> int:
     return load_scorer(DEFAULT_MODEL)[0].bias_
 
 
-def cv_inputs(args: argparse.Namespace) -> tuple[list, list[TopicShape]]:
-    """The labelled topics and the target topic shapes; DataError or OSError when the data cannot be read."""
-    return load_labelled(args.data), target_shapes(args.data, None if args.resize_to == "none" else args.resize_to)
+def cv_inputs(args: argparse.Namespace) -> tuple[list, list[TopicShape]] | None:
+    """The labelled topics and the target topic shapes, with `args.bias` (where the command has one) set to
+    the shipped scorer's when not given; None, after printing the error, when the data cannot be read."""
+    try:
+        topics = load_labelled(args.data)
+        shapes = target_shapes(args.data, None if args.resize_to == "none" else args.resize_to)
+        if getattr(args, "bias", 0) is None:
+            args.bias = shipped_bias()
+    except (DataError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return None
+    return topics, shapes
 
 
 def labelled_analyses(topics: list, encoder: str) -> list[TopicAnalysis]:
@@ -132,11 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = cv_parser("python -m causalgraph.train", __doc__)
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
     args = parser.parse_args(argv)
-    try:
-        topics, shapes = cv_inputs(args)
-    except (DataError, OSError) as err:
-        print(f"error: {err}", file=sys.stderr)
+    inputs = cv_inputs(args)
+    if inputs is None:
         return 2
+    topics, shapes = inputs
     start = time.time()
     analyses = labelled_analyses(topics, args.encoder)
     report = cv_report(analyses, args.folds, shapes)
