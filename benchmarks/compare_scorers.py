@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import random
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 
 import numpy as np
@@ -24,14 +24,28 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold
 
-from causalgraph.crossval import (TRAIN_COPIES, FoldResult, bootstrap_interval, held_out_edges,
-                                  held_out_scores, resized_sets)
+from causalgraph.analysis.analyse import TopicAnalysis, subset_analysis
+from causalgraph.cli.common import describe_held, labelled_analyses, shipped_bias, target_shapes
+from causalgraph.config import DEFAULT_ENCODER
 from causalgraph.data import load_labelled
-from causalgraph.embed import DEFAULT_ENCODER, encode
-from causalgraph.pipeline import TopicAnalysis, subset_analysis
-from causalgraph.reason import SolverParams
-from causalgraph.scoring import FEATURES, STRUCTURE_FEATURES, EdgeScorer
-from causalgraph.train import describe_held, labelled_analyses, shipped_bias, target_shapes
+from causalgraph.graph.features import FEATURES, STRUCTURE_FEATURES, PairTable
+from causalgraph.learn.crossval import (TRAIN_COPIES, FoldResult, bootstrap_interval, fit_scorer, held_out_edges,
+                                        held_out_scores, resized_sets)
+from causalgraph.learn.scorer import EdgeScorer
+from causalgraph.reason.solve import SolverParams
+from causalgraph.text.embed import encode
+
+HEAD = "question_head"
+
+
+@dataclass(frozen=True)
+class HeadTable(PairTable):
+    """A pair table with the question-only head's score as one more named column."""
+
+    head: np.ndarray | None = None
+
+    def frame(self):
+        return super().frame().assign(**{HEAD: self.head})
 
 
 def size_only_copies(analyses, shapes, copies: int, seed: int) -> list[list[TopicAnalysis]]:
@@ -58,8 +72,8 @@ def keys(a: TopicAnalysis) -> list[tuple[str, str]]:
 
 def with_head(a: TopicAnalysis, scores: dict) -> TopicAnalysis:
     """The analysis with the question-only score (looked up by the pair's texts) as one more feature column."""
-    column = np.array([scores[k] for k in keys(a)])[:, None]
-    return replace(a, table=replace(a.table, structure=np.hstack([a.table.structure, column])))
+    table = HeadTable(a.table.pairs, a.table.structure, a.table.evidence, np.array([scores[k] for k in keys(a)]))
+    return replace(a, table=table)
 
 
 def head_scores(analyses, pairs_x, train: list[int], score: list[int]) -> dict[int, dict]:
@@ -79,7 +93,7 @@ def evaluate(name, analyses, folds, held, bias, fit_fold) -> str:
         scorer, view = fit_fold(list(train), list(test))
         for i in test:
             a = view(analyses[i], i)
-            probs.append(scorer.predict_proba(a.table))
+            probs.append(scorer.predict_proba(a.table.frame())[:, 1])
             gold.append(a.gold())
             for regime, copies in (("whole", [a]), ("shaped", [view(c, i) for c in held[i]])):
                 scored, edges = held_out_edges(copies, [scorer] * len(copies))
@@ -117,8 +131,8 @@ def main() -> None:
 
     def plain(make=EdgeScorer, copies=extra):
         def fit_fold(train, test):
-            tables = [analyses[i] for i in train] + [c for i in train for c in (copies[i] if copies else [])]
-            return make().fit([a.table for a in tables], [a.gold() for a in tables]), lambda a, i: a
+            scorer = fit_scorer(make, [analyses[i] for i in train], [copies[i] for i in train] if copies else None)
+            return scorer, lambda a, i: a
         return fit_fold
 
     pairs_x = [text_pairs(a) for a in analyses]
@@ -128,8 +142,9 @@ def main() -> None:
         for fit_idx, score_idx in GroupKFold(n_splits=args.folds - 1).split(topics[train], groups=topics[train]):
             inner.update(head_scores(analyses, pairs_x, [train[j] for j in fit_idx], [train[j] for j in score_idx]))
         outer = head_scores(analyses, pairs_x, train, test)
-        tables = [with_head(a, inner[i]) for i in train for a in [analyses[i], *extra[i]]]
-        scorer = EdgeScorer().fit([a.table for a in tables], [a.gold() for a in tables])
+        scorer = fit_scorer(partial(EdgeScorer, features=(*STRUCTURE_FEATURES, HEAD)),
+                            [with_head(analyses[i], inner[i]) for i in train],
+                            [[with_head(c, inner[i]) for c in extra[i]] for i in train])
         return scorer, lambda a, i: with_head(a, outer[i])
 
     print(f"Grouped-by-topic {args.folds}-fold CV over {len(analyses)} topics, bias {bias}; held-out topics cut to "
@@ -137,7 +152,7 @@ def main() -> None:
     print("| edge scorer | edge AUC | whole held-out topics | held-out cut to test shapes |\n|---|---|---|---|")
     variants = [("shipped: copies cut to test shapes", plain()), ("no training copies", plain(copies=None)),
                 ("copies cut to test sizes only", plain(copies=sized)),
-                ("+ document evidence features", plain(partial(EdgeScorer, use_evidence=True))),
+                ("+ document evidence features", plain(partial(EdgeScorer, features=FEATURES))),
                 ("+ question-only embedding head", stacked)]
     for name, fit_fold in variants:
         print(evaluate(name, analyses, args.folds, held, bias, fit_fold), flush=True)

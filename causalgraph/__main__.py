@@ -13,7 +13,7 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] not in COMMANDS:
         print(f"usage: causalgraph {{{','.join(COMMANDS)}}} [options]  (see causalgraph COMMAND --help)", file=sys.stderr)
         return 2
-    return importlib.import_module(f"causalgraph.{argv[0]}").main(argv[1:])
+    return importlib.import_module(f"causalgraph.cli.{argv[0]}").main(argv[1:])
 
 
 if __name__ == "__main__":

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import networkx as nx
 
 from causalgraph.data import Document, Question, Topic
-from causalgraph.graph import build_graph
-from causalgraph.reason import Solution, solve_topic
-from causalgraph.visualize import topic_page
+from causalgraph.graph.topic import build_graph
+from causalgraph.reason.solve import Solution, solve_topic
+from causalgraph.view.page import topic_page
 
 SCRIPT = "<script>window.__pwned=1</script>"
 IMG = '<img src=x onerror="window.__pwned=2">'
@@ -53,7 +53,7 @@ def hostile_page() -> Page:
     solution = solve_topic(graph, scores, {(ids[INQUIRY], ids[FAIL])})
     evidence = {
         ids[GATES]: [(IMG, f"The gates jammed. {SCRIPT}")],
-        (ids[RAIN], ids[FAIL]): [(CLOSE, "Rain fell for days before the dam failed.")],
+        ids[RAIN]: [(CLOSE, "Rain fell for days before the dam failed.")],
     }
     return Page(topic, graph, scores, solution, evidence, ids)
 

@@ -5,10 +5,10 @@ import time
 
 import pytest
 
-from causalgraph import answer
-from causalgraph.crossval import fold_scorers, held_out_edges, held_out_scores
+from causalgraph.cli import answer
+from causalgraph.learn.crossval import fold_scorers, held_out_edges, held_out_scores
 from causalgraph.data import load_labelled
-from causalgraph.pipeline import analyse_topic
+from causalgraph.analysis.analyse import analyse_topic
 
 pytestmark = pytest.mark.slow
 

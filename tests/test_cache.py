@@ -5,8 +5,8 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from causalgraph import cache
-from causalgraph.cache import AnalysisCache, code_version, encoder_version, topic_digest
+from causalgraph.analysis import cache
+from causalgraph.analysis.cache import AnalysisCache, code_version, encoder_version, topic_digest
 from causalgraph.data import Document, Question, Topic
 
 
@@ -44,17 +44,26 @@ def test_key_follows_questions_documents_and_gold():
     assert topic_digest(changed_gold) != base
 
 
-def test_code_version_follows_python_and_rule_files(tmp_path, monkeypatch):
-    (tmp_path / "pkg").mkdir(), (tmp_path / "rules").mkdir()
-    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
-    (tmp_path / "rules" / "core.lp").write_text("a.\n")
-    monkeypatch.setattr(cache, "PACKAGE_DIR", tmp_path / "pkg")
-    monkeypatch.setattr(cache, "RULES_DIR", tmp_path / "rules")
+def test_code_version_follows_the_analysis_code_only(tmp_path, monkeypatch):
+    pkg = tmp_path / "pkg"
+    for folder in ("text", "reason/rules", "view/templates", "analysis", "data", "graph"):
+        (pkg / folder).mkdir(parents=True)
+    files = {"config.py": "A = 1\n", "text/extract.py": "x = 1\n", "analysis/analyse.py": "y = 1\n",
+             "analysis/cache.py": "z = 1\n", "reason/solve.py": "s = 1\n", "reason/rules/core.lp": "a.\n",
+             "view/templates/topic.html": "<p>\n"}
+    for name, text in files.items():
+        (pkg / name).write_text(text)
+    monkeypatch.setattr(cache, "PACKAGE_DIR", pkg)
     before = code_version.__wrapped__()
-    (tmp_path / "rules" / "core.lp").write_text("b.\n")
-    after_rule = code_version.__wrapped__()
-    (tmp_path / "pkg" / "a.py").write_text("x = 2\n")
-    assert len({before, after_rule, code_version.__wrapped__()}) == 3
+    # rule files, the solver, the cache itself and the page template do not change what analyse_topic computes
+    for name in ("reason/rules/core.lp", "reason/solve.py", "view/templates/topic.html", "analysis/cache.py"):
+        (pkg / name).write_text(files[name] + "# edited\n")
+    assert code_version.__wrapped__() == before
+    seen = {before}
+    for name in ("text/extract.py", "analysis/analyse.py", "config.py"):
+        (pkg / name).write_text(files[name] + "# edited\n")
+        seen.add(code_version.__wrapped__())
+    assert len(seen) == 4
 
 
 def test_encoder_version_follows_the_model_files(tmp_path):

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from causalgraph import answer, evaluate
+from causalgraph.cli import answer, evaluate
 from causalgraph.data import LABELS, load_answers
 
 
@@ -28,7 +28,7 @@ def test_answer_writes_submission_and_explanations(tmp_path, demo_dir):
     opt = records[0]["options"]["A"]
     assert {"score", "log_odds", "selected", "rules"} <= set(opt)
     none_q = next(r for r in records if r["id"] == "demo-5")
-    assert none_q["answer"] == "C" and none_q["options"]["C"]["rules"] == ["forced(none,demo-5)"]
+    assert none_q["answer"] == "C" and [r["atom"] for r in none_q["options"]["C"]["rules"]] == ['forced(none,"demo-5","C")']
 
 
 def test_without_rule_group_changes_the_program(tmp_path, demo_dir):

@@ -1,9 +1,9 @@
 """Copies of labelled topics cut to the shapes of the split to be answered."""
 
-from causalgraph.crossval import TopicShape, resized_copies
+from causalgraph.learn.crossval import TopicShape, resized_copies
 from causalgraph.data import load_split
-from causalgraph.pipeline import analyse_topic
-from causalgraph.train import describe_held, describe_shapes, target_shapes
+from causalgraph.analysis.analyse import analyse_topic
+from causalgraph.cli.common import describe_held, describe_shapes, target_shapes
 
 from .conftest import generated_topic, write_data
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from causalgraph import ablation, encoders, train
-from causalgraph.scoring import load_scorer
+from causalgraph.cli import ablation, encoders, train
+from causalgraph.learn.scorer import load_scorer
 
 from .conftest import generated_topic, write_data
 
@@ -23,7 +23,7 @@ def test_train_writes_a_scorer_and_its_model_card(labelled, tmp_path, capsys):
     out = tmp_path / "scorer.joblib"
     assert train.main(["--data", labelled, "--folds", "3", "--out", str(out)]) == 0
     scorer, encoder = load_scorer(out)
-    assert encoder == "all-MiniLM-L6-v2" and scorer.bias_ in (0, 50, 100, 150)
+    assert encoder == "all-MiniLM-L6-v2" and scorer.bias in (0, 50, 100, 150)
     card = out.with_suffix(".md").read_text()
     assert "whole held-out topics: AER score" in card and "the split's topics: 4-4 questions" in card
     assert "--folds 3 --resize-to test" in card and "6 topics" in card

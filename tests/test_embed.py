@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from causalgraph import embed
+from causalgraph.text import embed
 
 
 class FakeFile:

@@ -4,14 +4,14 @@ import numpy as np
 import pytest
 
 from causalgraph.data import Document
-from causalgraph.dates import PartialDate, is_after, parse_date
-from causalgraph.evidence import EVIDENCE_FEATURES, best_sentences, pair_evidence, relevance
-from causalgraph.extract import CUES, extract_topic
+from causalgraph.text.dates import PartialDate, is_after, parse_date
+from causalgraph.text.evidence import EVIDENCE_FEATURES, best_sentences, pair_evidence, relevance
+from causalgraph.text.extract import CUES, extract_topic
 
 CASES = {
     "led to": ("The storm led to severe flooding in the valley.", "The storm", "severe flooding in the valley"),
     "leads to": ("Heavy snow leads to road closures across the region.", "Heavy snow", "road closures across the region"),
-    "lead to": ("Price rises could lead to mass protests in the capital.", "Price rises could", "mass protests in the capital"),
+    "lead to": ("Price rises could lead to mass protests in the capital.", "Price rises", "mass protests in the capital"),
     "leading to": ("The dam broke, leading to the evacuation of the town.", "The dam broke", "the evacuation of the town"),
     "resulted in": ("The crash resulted in two deaths on the highway.", "The crash", "two deaths on the highway"),
     "results in": ("The policy results in higher fuel costs for farmers.", "The policy", "higher fuel costs for farmers"),
@@ -20,7 +20,7 @@ CASES = {
     "sparked": ("The verdict sparked protests outside the court.", "The verdict", "protests outside the court"),
     "caused": ("The earthquake caused a tsunami along the coast.", "The earthquake", "a tsunami along the coast"),
     "forced": ("The fire forced the closure of the main airport.", "The fire", "the closure of the main airport"),
-    "as a result": ("The bank failed and as a result thousands lost savings.", "The bank failed and", "thousands lost savings"),
+    "as a result": ("The bank failed and as a result thousands lost savings.", "The bank failed", "thousands lost savings"),
     "because of": ("Flights were cancelled because of the volcanic ash.", "the volcanic ash", "Flights were cancelled"),
     "because": ("The game was postponed because the pitch was flooded.", "the pitch was flooded", "The game was postponed"),
     "due to": ("The launch was delayed due to bad weather at the site.", "bad weather at the site", "The launch was delayed"),

@@ -6,7 +6,7 @@ from contextlib import closing
 
 import pytest
 
-from causalgraph.parallel import map_ordered, run_task
+from causalgraph.run.parallel import map_ordered, run_task
 
 log = logging.getLogger("tests.parallel")
 

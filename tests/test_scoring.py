@@ -4,8 +4,10 @@ import numpy as np
 import pytest
 
 from causalgraph.data import Question, Topic
-from causalgraph.graph import build_graph, candidate_pairs
-from causalgraph.scoring import STRUCTURE_FEATURES, EdgeScorer, content_words, jaccard, pair_table
+from causalgraph.graph.topic import build_graph, candidate_pairs
+from causalgraph.graph.features import STRUCTURE_FEATURES, content_words, jaccard, pair_table
+from causalgraph.learn.scorer import EdgeScorer, pair_frame
+from sklearn.base import clone
 
 T, A, B, C, D = "The dam failed.", "Heavy rain fell.", "The gates jammed.", "A cup was won.", "A fair opened."
 
@@ -66,6 +68,21 @@ def test_none_share_is_relative_to_the_topic_rate():
 def test_scorer_fits_and_ranks(graph):
     table = pair_table(graph, np.eye(5, dtype=np.float32))
     gold = np.array([p in {(1, 0), (2, 0), (2, 1)} for p in table.pairs])
-    probs = EdgeScorer(max_iter=20, learning_rate=0.3).fit([table] * 10, [gold] * 10).predict_proba(table)
-    assert probs.shape == (8,) and ((0 <= probs) & (probs <= 1)).all()
-    assert probs[gold].mean() > probs[~gold].mean()
+    X = pair_frame([table] * 10)
+    probs = EdgeScorer(max_iter=20, learning_rate=0.3).fit(X, np.tile(gold, 10)).predict_proba(table.frame())
+    assert probs.shape == (8, 2) and np.allclose(probs.sum(axis=1), 1)
+    assert probs[gold, 1].mean() > probs[~gold, 1].mean()
+
+
+def test_scorer_is_a_scikit_learn_estimator(graph):
+    scorer = EdgeScorer(max_iter=20, bias=70)
+    copy = clone(scorer)
+    assert copy.get_params() == scorer.get_params() and copy.bias == 70
+    table = pair_table(graph, np.eye(5, dtype=np.float32))
+    gold = np.array([p in {(1, 0), (2, 0), (2, 1)} for p in table.pairs])
+    fitted = copy.fit(pair_frame([table] * 4), np.tile(gold, 4))
+    assert list(fitted.model_.feature_names_in_) == list(STRUCTURE_FEATURES)
+    shuffled = table.frame()[list(reversed(table.frame().columns))]  # columns are read by name, not position
+    assert np.array_equal(fitted.predict_proba(shuffled), fitted.predict_proba(table.frame()))
+    with pytest.raises(KeyError):
+        fitted.predict_proba(table.frame().drop(columns=["pair_share"]))

@@ -7,11 +7,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from causalgraph import visualize
+from causalgraph.cli import visualize
+from causalgraph.view import page as page_module
 from causalgraph.data import load_split
-from causalgraph.explain import explain_question
-from causalgraph.pipeline import analyse_topic, answer_topic
-from causalgraph.scoring import EdgeScorer, save_scorer
+from causalgraph.reason.explain import explain_question
+from causalgraph.analysis.analyse import analyse_topic
+from causalgraph.run.batch import answer_topic
+from causalgraph.learn.crossval import fit_scorer
+from causalgraph.learn.scorer import EdgeScorer, save_scorer
 
 from .pages import CLOSE, FAIL, GATES, IMG, INQUIRY, RAIN, SCRIPT, hostile_page, page_data
 
@@ -38,17 +41,17 @@ class Tags(HTMLParser):
 
 @pytest.fixture(scope="module")
 def demo():
-    from causalgraph.answer import DEMO_DATA
+    from causalgraph.config import DEMO_DATA
 
     topic = load_split(DEMO_DATA, "sample")[0]
     analysis = analyse_topic(topic)
-    scorer = EdgeScorer().fit([analysis.table], [analysis.gold()])
+    scorer = fit_scorer(EdgeScorer, [analysis])
     scores, solution = answer_topic(analysis, scorer)
     return SimpleNamespace(analysis=analysis, scorer=scorer, scores=scores, solution=solution)
 
 
 def test_demo_page_draws_every_event_and_candidate_edge(demo, tmp_path):
-    path = visualize.render_topic(demo.analysis, demo.scores, demo.solution, tmp_path / "demo.html")
+    path = page_module.render_topic(demo.analysis, demo.scores, demo.solution, tmp_path / "demo.html")
     page = path.read_text(encoding="utf-8")
     data, graph = page_data(page), demo.analysis.graph
     assert sorted(n["id"] for n in data["nodes"]) == sorted(graph)
@@ -74,8 +77,8 @@ def test_edges_show_score_choice_and_rejecting_rule():
     assert "excluded(temporal,4,0): dated after the target" in rejected["title"]
     # colour and width grow with the score
     assert rejected["width"] > edges[ids[RAIN], ids[FAIL]]["width"] > chosen["width"] - 2
-    assert visualize.score_color(0.0) == "#cfd8dc" and visualize.score_color(1.0) == "#08306b"
-    assert visualize.score_color(0.9) != visualize.score_color(0.1)
+    assert page_module.score_color(0.0) == "#cfd8dc" and page_module.score_color(1.0) == "#08306b"
+    assert page_module.score_color(0.9) != page_module.score_color(0.1)
 
 
 def test_question_panel_shows_the_explain_record():
@@ -85,7 +88,7 @@ def test_question_panel_shows_the_explain_record():
         record = explain_question(q, page.graph, page.scores, page.solution)
         assert f"Answer {record['answer']}" in text
     assert "excluded(consistency,1,0): the same pair was rejected where None was the answer" in text
-    assert "forced(none,q2): no real option was chosen, so None is the answer" in text
+    assert 'forced(none,"q2","D"): no real option was chosen, so None is the answer' in text
     assert "0.80 (139)" in text  # RAIN -> FAIL: P(cause) and log-odds x 100
 
 
@@ -115,21 +118,23 @@ def test_evidence_is_shown_only_when_the_analysis_has_it(tmp_path):
     page = hostile_page()
     with_evidence = SimpleNamespace(topic=page.topic, graph=page.graph, evidence=page.evidence)
     without = SimpleNamespace(topic=page.topic, graph=page.graph)
-    html = visualize.render_topic(with_evidence, page.scores, page.solution, tmp_path / "e.html").read_text()
+    html = page_module.render_topic(with_evidence, page.scores, page.solution, tmp_path / "e.html").read_text()
     data = page_data(html)
     gates = next(n for n in data["nodes"] if n["id"] == page.ids[GATES])
     assert "Evidence" in gates["title"] and "The gates jammed." in gates["title"]
-    rain = next(e for e in data["edges"] if (e["from"], e["to"]) == (page.ids[RAIN], page.ids[FAIL]))
+    rain = next(n for n in data["nodes"] if n["id"] == page.ids[RAIN])
     assert "Rain fell for days before the dam failed." in rain["title"]
+    edges = [e for e in data["edges"] if e["from"] == page.ids[RAIN]]
+    assert edges and not any("Evidence" in e["title"] for e in edges)  # evidence is retrieved per event, not per pair
     text = " ".join(Tags(html).text)
-    assert "evidence for the pair" in text and "evidence about the event" in text and CLOSE in text
-    bare = visualize.render_topic(without, page.scores, page.solution, tmp_path / "b.html").read_text()
+    assert "evidence about the event" in text and CLOSE in text
+    bare = page_module.render_topic(without, page.scores, page.solution, tmp_path / "b.html").read_text()
     assert "Evidence" not in bare and "<details>" not in bare
 
 
 def test_short_labels_cut_at_a_word():
-    assert visualize.short_label("Heavy rain fell on Riverton for five days", 20) == "Heavy rain fell on\u2026"
-    assert visualize.short_label("  Short   text ") == "Short text"
+    assert page_module.short_label("Heavy rain fell on Riverton for five days", 20) == "Heavy rain fell on\u2026"
+    assert page_module.short_label("  Short   text ") == "Short text"
 
 
 def test_cli_writes_the_demo_page(demo, tmp_path, capsys):

@@ -1,0 +1,60 @@
+"""Would a directness rule group help? The rules below (a penalty per mediated chain E -> M -> T that also
+picks the shortcut E -> T, and one per pair of targets sharing a chosen cause) are added to the shipped
+program for each point of a penalty grid, and scored with grouped-by-topic 5-fold CV over train + dev +
+sample at the shipped scorer's bias, on whole held-out topics and on held-out topics cut to the test split's
+shapes. Grouped CV kept both penalties at 0, so the group is not part of the shipped program.
+
+    python benchmarks/directness_grid.py --data ../shared/aer
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from causalgraph.cli.common import labelled_analyses, shipped_bias, target_shapes
+from causalgraph.config import DEFAULT_ENCODER
+from causalgraph.data import load_labelled
+from causalgraph.learn.crossval import bootstrap_interval, fold_scorers, held_out_edges, held_out_scores, resized_sets
+from causalgraph.reason import solve
+from causalgraph.reason.solve import SolverParams
+
+DIRECTNESS = """
+% E is mediated by M when E causes M and M causes T, and all three are chosen.
+mediated(E,M,T) :- cause(E,M), cause(M,T), cause(E,T), E != T, M != T, E != M.
+% Each chain that also picks the shortcut E -> T costs the chain penalty.
+:~ mediated(E,M,T). [{chain}@1,E,M,T]
+% Every pair of targets that share a chosen cause E costs the hub penalty.
+:~ cause(E,T1), cause(E,T2), T1 < T2. [{hub}@1,E,T1,T2]
+"""
+GRID = ((0, 0), (50, 0), (100, 0), (200, 0), (0, 25), (0, 50))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--folds", type=int, default=5)
+    args = parser.parse_args()
+    analyses = labelled_analyses(load_labelled(args.data), DEFAULT_ENCODER)
+    extra, held = resized_sets(analyses, target_shapes(args.data, "test"))
+    models = fold_scorers(analyses, args.folds, extra=extra)
+    bias = shipped_bias()
+    shipped_files = solve.program_files
+    print(f"bias {bias}\n\n| chain penalty | hub penalty | whole held-out topics | held-out cut to test shapes |\n|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for chain, hub in GRID:
+            rules = Path(tmp) / f"directness-{chain}-{hub}.lp"
+            rules.write_text(DIRECTNESS.format(chain=chain, hub=hub))
+            solve.program_files = lambda without=frozenset(), extra_rules=rules: [*shipped_files(without), extra_rules]
+            cells = [str(chain), str(hub)]
+            for copies in (None, held):
+                result = held_out_scores(*held_out_edges(analyses, models, copies), params=SolverParams(bias=bias))
+                low, high = bootstrap_interval(result)
+                cells.append(f"{result.mean:.4f} ({low:.3f}-{high:.3f})")
+            print("| " + " | ".join(cells) + " |", flush=True)
+    solve.program_files = shipped_files
+
+
+if __name__ == "__main__":
+    main()

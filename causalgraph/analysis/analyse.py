@@ -1,0 +1,76 @@
+"""Stage 4, analysis: one topic from text to graph and pair features, everything that does not depend on the
+trained scorer or the rules (and so is what the cache holds)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import networkx as nx
+import numpy as np
+
+from ..data import Topic
+from ..text.dates import later_pairs
+from ..config import DEFAULT_ENCODER
+from ..text.embed import encode
+from ..text.evidence import EVIDENCE_FEATURES, best_sentences, pair_evidence, relevance
+from ..text.extract import TopicExtraction, extract_topic
+from ..graph.topic import build_graph, candidate_pairs, gold_pair_labels
+from ..graph.features import PairTable, pair_table
+
+
+@dataclass
+class TopicAnalysis:
+    """Everything about a topic that does not depend on the trained scorer."""
+
+    topic: Topic
+    graph: nx.DiGraph
+    table: PairTable
+    after: set[tuple[int, int]]
+    extraction: TopicExtraction
+    evidence: dict[int, list[tuple[str, str]]]  # node -> its best (document title, sentence) pairs
+    encoder: str = DEFAULT_ENCODER
+
+    def gold(self) -> np.ndarray:
+        """Gold cause labels of the candidate pairs, in table order (topics with gold answers only)."""
+        labels = gold_pair_labels(self.topic, self.graph)
+        return np.array([labels[p] for p in self.table.pairs], dtype=bool)
+
+
+def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER) -> TopicAnalysis:
+    """Build the graph, run spaCy over the documents, link events to evidence and compute pair features."""
+    graph = build_graph(topic)
+    texts = [graph.nodes[n]["text"] for n in graph]
+    vectors = encode(texts, encoder)
+    extraction = extract_topic(topic.documents)
+    pairs = candidate_pairs(graph)
+    evidence, features = {}, None
+    if extraction.sentences:
+        rel = relevance(extraction, texts, vectors, encode([s.text for s in extraction.sentences], encoder))
+        cue_vectors = (encode([c.cause for c in extraction.cues], encoder), encode([c.effect for c in extraction.cues], encoder))
+        features = pair_evidence(extraction, rel, pairs, vectors, cue_vectors)
+        for node, hits in best_sentences(rel).best.items():
+            evidence[node] = [(extraction.titles[extraction.sentences[i].doc], extraction.sentences[i].text) for i, _ in hits]
+    return _assemble(topic, graph, vectors, features, extraction, evidence, encoder)
+
+
+def _assemble(topic, graph, vectors, features, extraction, evidence, encoder) -> TopicAnalysis:
+    table = pair_table(graph, vectors, features)
+    after = later_pairs({n: graph.nodes[n]["text"] for n in graph}, table.pairs)
+    for e, t in table.pairs:
+        graph.edges[e, t]["dated_after"] = (e, t) in after
+    return TopicAnalysis(topic, graph, table, after, extraction, evidence, encoder)
+
+
+def subset_analysis(analysis: TopicAnalysis, questions: list[int]) -> TopicAnalysis:
+    """The analysis of the same topic restricted to some of its questions (by index): the documents' evidence
+    is reused, the graph and its structure features are rebuilt."""
+    topic = replace(analysis.topic, questions=[analysis.topic.questions[i] for i in sorted(questions)])
+    graph = build_graph(topic)
+    old = {analysis.graph.nodes[n]["norm"]: n for n in analysis.graph}
+    to_old = {n: old[graph.nodes[n]["norm"]] for n in graph}
+    vectors = encode([graph.nodes[n]["text"] for n in graph], analysis.encoder)
+    rows = {p: i for i, p in enumerate(analysis.table.pairs)}
+    raw = analysis.table.evidence[:, : len(EVIDENCE_FEATURES)]
+    features = np.array([raw[rows[(to_old[e], to_old[t])]] for e, t in candidate_pairs(graph)]).reshape(-1, raw.shape[1])
+    evidence = {n: analysis.evidence[to_old[n]] for n in graph if to_old[n] in analysis.evidence}
+    return _assemble(topic, graph, vectors, features, analysis.extraction, evidence, analysis.encoder)

@@ -1,0 +1,141 @@
+"""`python -m causalgraph.answer`: answer every question of a split (or the built-in demo topic)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from contextlib import closing
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ..analysis.cache import AnalysisCache
+from ..config import DEFAULT_MODEL, DEMO_DATA, default_cache_dir
+from ..data import DataError, Topic, load_split
+from ..reason.explain import reason_line
+from ..reason.solve import SWITCHABLE, SolverParams
+from ..run.batch import STAGES, Settings, TopicAnswer, answer_topics, scorer_for
+from ..run.output import atomic_writer, write_jsonl
+from ..run.parallel import SCHEDULERS
+from .common import parse_groups, parse_topics, positive, weight
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m causalgraph.answer", description=__doc__)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--demo", action="store_true", help="answer the built-in demo topic and print the reasons")
+    source.add_argument("--data", type=Path, help="AER data folder (../shared/aer or the public repository layout)")
+    parser.add_argument("--split", default="test", choices=("train", "dev", "sample", "test"))
+    parser.add_argument("--out", type=Path, help='submission JSONL: {"id", "answer"} a line')
+    parser.add_argument("--explain", type=Path, help="JSONL with each option's edge score and the rules that fired")
+    parser.add_argument("--topics", type=parse_topics, help="only these topic ids, e.g. 37,38")
+    parser.add_argument("--without", type=parse_groups, default=frozenset(), help=f"rule groups to switch off: {','.join(SWITCHABLE)}")
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="trained edge scorer (joblib)")
+    parser.add_argument("--none-prior", type=weight, help="cost of a real option where None is offered, weighed against the "
+                        "edge log-odds x 100; default: a priority level above all edge evidence")
+    parser.add_argument("--bias", type=weight, help="precision bias per selected label (log-odds x 100); default: the model's")
+    parser.add_argument("--time-limit", type=positive(float), help="seconds of solving per topic; the best answer set so far is used")
+    parser.add_argument("--workers", type=positive(int), default=1, help="topics answered in parallel (processes)")
+    parser.add_argument("--scheduler", choices=SCHEDULERS, default="local", help="local processes, or a Dask cluster")
+    parser.add_argument("--dask-address", help="scheduler address of a running Dask cluster (implies --scheduler dask)")
+    parser.add_argument("--keep-going", action="store_true", help="write the answers of the other topics when one fails")
+    parser.add_argument("--cache-dir", type=Path, default=default_cache_dir(), help="per-topic analysis cache (default $CAUSALGRAPH_CACHE or ~/.cache/causalgraph)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the analysis cache")
+    parser.add_argument("--timings", type=Path, help="JSON with the seconds of each stage per topic")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def run_topics(topics: list[Topic], settings: Settings, args: argparse.Namespace) -> tuple[list[TopicAnswer], list[str]]:
+    """Answers of the topics in input order and "topic N: error" lines; without --keep-going, stop at the first
+    failure."""
+    answers, failures = [], []
+    scheduler = "dask" if args.dask_address else args.scheduler
+    outcomes = answer_topics(topics, settings, args.workers, scheduler, args.dask_address)
+    bar = tqdm(total=len(topics), desc="topics", unit="topic", disable=args.quiet, file=sys.stderr)
+    with closing(outcomes), bar:
+        for topic, outcome in zip(topics, outcomes):
+            bar.update()
+            outcome.replay_logs()
+            if outcome.error is None:
+                answers.append(outcome.value)
+                continue
+            failures.append(f"topic {topic.topic_id}: {outcome.error}")
+            if not args.keep_going:
+                break
+    return answers, failures
+
+
+def write_timings(path: Path, answers: list[TopicAnswer], topics: list[Topic], load: float, total: float) -> None:
+    sizes = {t.topic_id: (len(t.documents), len(t.questions)) for t in topics}
+    rows = [
+        {"topic_id": a.topic_id, "documents": sizes[a.topic_id][0], "questions": sizes[a.topic_id][1], "cached": a.cached, **a.seconds}
+        for a in answers
+    ]
+    with atomic_writer(path) as handle:
+        json.dump({"load": load, "total": total, "topics": rows}, handle, indent=1)
+        handle.write("\n")
+
+
+def summary(answers: list[TopicAnswer], topics: int, seconds: float) -> str:
+    questions = sum(len(a.records) for a in answers)
+    stages = ", ".join(f"{stage} {sum(a.seconds[stage] for a in answers):.1f} s" for stage in STAGES)
+    cached = sum(a.cached for a in answers)
+    return (
+        f"answered {questions} questions ({len(answers)} of {topics} topics) in {seconds:.1f} s "
+        f"({stages}; {cached} analyses from the cache)"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    start = time.perf_counter()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+    if not args.demo and args.out is None and args.explain is None:
+        parser.error("give --out (and/or --explain) with --data")
+    data, split = (DEMO_DATA, "sample") if args.demo else (args.data, args.split)
+    try:
+        topics = load_split(data, split, args.topics)
+        model = args.model.resolve()
+        _, encoder = scorer_for(model)
+        cache = None if args.no_cache else AnalysisCache.open(args.cache_dir, encoder)
+    except (DataError, OSError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    params = SolverParams(bias=args.bias, none_prior=args.none_prior)
+    settings = Settings(model, args.without, params, args.time_limit, cache)
+    loaded = time.perf_counter()
+    try:
+        answers, failures = run_topics(topics, settings, args)
+    except (RuntimeError, OSError) as err:  # no Dask, or no scheduler at --dask-address
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if failures and not args.keep_going:
+        print(f"error: {failures[0]}\nnothing written; --keep-going answers the other topics", file=sys.stderr)
+        return 1
+    records = [r for a in answers for r in a.records]
+    if args.out:
+        write_jsonl(args.out, ({"id": r["id"], "answer": r["answer"]} for r in records))
+    if args.explain:
+        write_jsonl(args.explain, records)
+    if args.timings:
+        write_timings(args.timings, answers, topics, loaded - start, time.perf_counter() - start)
+    if args.demo:
+        for topic in topics:
+            print(f"Topic {topic.topic_id}: {topic.title} ({len(topic.documents)} documents)")
+        for record in records:
+            print(f"- {record['target']}")
+            print(f"  {reason_line(record)}")
+    else:
+        print(summary(answers, len(topics), time.perf_counter() - start), file=sys.stderr)
+    for failure in failures:
+        print(f"error: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

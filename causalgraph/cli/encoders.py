@@ -1,0 +1,63 @@
+"""`python -m causalgraph.encoders`: compare sentence encoders for the edge scorer's similarity features with
+grouped-by-topic CV over train + dev + sample: size, speed, edge AUC and AER score on whole held-out topics
+and on held-out topics cut to the answered split's topic shapes (the precision bias fixed, as in the ablation)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+from sklearn.metrics import roc_auc_score
+
+from ..learn.crossval import (TopicShape, bootstrap_interval, fold_scorers, held_out_edges, held_out_probabilities,
+                              held_out_scores, resized_sets)
+from ..config import DEFAULT_ENCODER
+from ..text.embed import MPNET, encode, load_encoder
+from ..reason.solve import SolverParams
+from .common import cv_inputs, cv_parser, labelled_analyses
+
+
+SPEED_SENTENCES = 1000
+
+
+def encoder_row(name: str, topics, folds: int, shapes: list[TopicShape], bias: int) -> str:
+    """One markdown table row: the encoder, its size and speed, edge AUC and both regimes' scores."""
+    n_params = sum(p.numel() for p in load_encoder(name).parameters())
+    analyses = labelled_analyses(topics, name)
+    sentences = [s.text for a in analyses for s in a.extraction.sentences][:SPEED_SENTENCES]
+    start = time.perf_counter()
+    encode(sentences, name)
+    seconds = time.perf_counter() - start
+    extra, held = resized_sets(analyses, shapes)
+    models = fold_scorers(analyses, folds, extra=extra)
+    auc = roc_auc_score(*held_out_probabilities(analyses, folds, extra=extra))
+    cells = [name, f"{n_params / 1e6:.0f}M", f"{seconds:.1f}", f"{auc:.3f}"]
+    for copies in (None, held) if shapes else (None,):
+        scored, edges = held_out_edges(analyses, models, copies)
+        result = held_out_scores(scored, edges, params=SolverParams(bias=bias))
+        low, high = bootstrap_interval(result)
+        cells.append(f"{result.mean:.4f} ({low:.3f}-{high:.3f})")
+    return "| " + " | ".join(cells) + " |"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cv_parser("python -m causalgraph.encoders", __doc__, encoder=False, bias=True)
+    parser.add_argument("--encoders", nargs="+", default=[DEFAULT_ENCODER, MPNET], help="local paths or hub names")
+    args = parser.parse_args(argv)
+    inputs = cv_inputs(args)
+    if inputs is None:
+        return 2
+    topics, shapes = inputs
+    print(f"Grouped-by-topic {args.folds}-fold CV over {len(topics)} topics, bias {args.bias}; speed: seconds to embed the "
+          f"first {SPEED_SENTENCES} document sentences of the labelled topics on one torch thread\n")
+    header = ["encoder", "parameters", f"s per {SPEED_SENTENCES} sentences", "edge AUC", "whole held-out topics"]
+    header += [f"held-out cut to {args.resize_to} shapes"] if shapes else []
+    print("| " + " | ".join(header) + " |\n" + "|---" * len(header) + "|")
+    for name in args.encoders:
+        print(encoder_row(name, topics, args.folds, shapes, args.bias), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,192 @@
+"""Loaders of AER data folders (both layouts), validating every row; errors name the file and line."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from .records import LABELS, MAX_DOCUMENT_CHARS, SPLITS, DataError, Document, Question, Topic, parse_labels
+
+log = logging.getLogger(__name__)
+
+
+def _warn(path: str | os.PathLike, where: str, problem: str) -> None:
+    log.warning("%s:%s: %s", path, where, problem)
+
+
+def _read_text(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        bad = data[err.start : err.start + 1]
+        raise DataError(path, f"line {line}", f"not valid UTF-8 (byte {bad!r} at offset {err.start})") from None
+
+
+def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, object) for every non-blank line; DataError on bad JSON or a non-object.
+    Lines end at "\n" only: JSON strings may hold other line separators such as U+2028."""
+    path = Path(path)
+    for lineno, line in enumerate(_read_text(path).split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise DataError(path, f"line {lineno}", f"bad JSON ({err.msg})") from None
+        if not isinstance(obj, dict):
+            raise DataError(path, f"line {lineno}", "expected a JSON object")
+        yield lineno, obj
+
+
+def load_questions(path: str | os.PathLike) -> list[Question]:
+    """Read a questions.jsonl file; gold labels are read from `golden_answer` when present."""
+    questions, seen = [], {}
+    for lineno, obj in read_jsonl(path):
+        where = f"line {lineno}"
+        missing = [k for k in ("id", "topic_id", "target_event", *(f"option_{l}" for l in LABELS)) if k not in obj]
+        if missing:
+            raise DataError(path, where, f"missing field {missing[0]!r}")
+        qid = str(obj["id"])
+        if qid in seen:
+            raise DataError(path, where, f"duplicate question id {qid!r} (first on line {seen[qid]})")
+        seen[qid] = lineno
+        try:
+            topic_id = int(obj["topic_id"])
+        except (TypeError, ValueError):
+            raise DataError(path, where, f"topic_id must be an integer, got {obj['topic_id']!r}") from None
+        texts = [obj["target_event"], *(obj[f"option_{l}"] for l in LABELS)]
+        if not all(isinstance(t, str) and t.strip() for t in texts):
+            raise DataError(path, where, f"question {qid!r} has an empty or non-string event text")
+        gold = obj.get("golden_answer")
+        questions.append(
+            Question(
+                qid=qid,
+                topic_id=topic_id,
+                target=texts[0],
+                options=tuple(texts[1:]),
+                gold=None if gold is None else parse_labels(gold, path, where),
+            )
+        )
+    return questions
+
+
+def load_answers(path: str | os.PathLike) -> dict[str, frozenset[str]]:
+    """Read gold or predicted answers: a questions.jsonl with `golden_answer` or `{"id", "answer"}` lines."""
+    answers = {}
+    for lineno, obj in read_jsonl(path):
+        where = f"line {lineno}"
+        if "id" not in obj:
+            raise DataError(path, where, "missing field 'id'")
+        key = "answer" if "answer" in obj else "golden_answer" if "golden_answer" in obj else None
+        if key is None:
+            raise DataError(path, where, "missing field 'answer' (or 'golden_answer')")
+        qid = str(obj["id"])
+        if qid in answers:
+            raise DataError(path, where, f"duplicate question id {qid!r}")
+        answers[qid] = parse_labels(obj[key], path, where)
+    return answers
+
+
+def load_documents(path: str | os.PathLike) -> dict[int, tuple[str, list[Document]]]:
+    """Read a docs.json file: {topic_id: (topic title, documents)}. Documents without text are skipped and
+    documents over MAX_DOCUMENT_CHARS are cut, each with a warning."""
+    path = Path(path)
+    try:
+        data = json.loads(_read_text(path))
+    except json.JSONDecodeError as err:
+        raise DataError(path, f"line {err.lineno}", f"bad JSON ({err.msg})") from None
+    if not isinstance(data, list):
+        raise DataError(path, None, f"expected a JSON list of topics, got {type(data).__name__}")
+    topics: dict[int, tuple[str, list[Document]]] = {}
+    for i, entry in enumerate(data):
+        where = f"topic entry {i}"
+        if not isinstance(entry, dict) or "topic_id" not in entry or not isinstance(entry.get("docs"), list):
+            raise DataError(path, where, "expected an object with 'topic_id' and a 'docs' list")
+        try:
+            topic_id = int(entry["topic_id"])
+        except (TypeError, ValueError):
+            raise DataError(path, where, f"topic_id must be an integer, got {entry['topic_id']!r}") from None
+        docs = []
+        for j, doc in enumerate(entry["docs"]):
+            text = (doc.get("content") or doc.get("snippet") or "") if isinstance(doc, dict) else None
+            if not isinstance(text, str):
+                raise DataError(path, f"{where}, doc {j}", "expected an object with a string 'content'")
+            doc_id = str(doc.get("id", f"{topic_id}-{j}"))
+            doc_where = f"{where}, doc {j} (id {doc_id!r})"
+            if not text.strip():
+                _warn(path, doc_where, "empty document (no content or snippet); skipped")
+                continue
+            if len(text) > MAX_DOCUMENT_CHARS:
+                _warn(path, doc_where, f"{len(text):,} characters; keeping the first {MAX_DOCUMENT_CHARS:,}")
+                text = text[:MAX_DOCUMENT_CHARS]
+            docs.append(
+                Document(doc_id=doc_id, title=str(doc.get("title") or ""), content=text, source=str(doc.get("source") or ""))
+            )
+        title, previous = topics.get(topic_id, (str(entry.get("topic", "")), []))
+        topics[topic_id] = (title, previous + docs)
+    return topics
+
+
+def split_dir(root: str | os.PathLike, split: str) -> Path:
+    """The folder of a split in either layout: `root/train` or the public repository's `root/train_data`."""
+    root = Path(root)
+    for name in (split, f"{split}_data"):
+        if (root / name / "questions.jsonl").is_file():
+            return root / name
+    raise DataError(root, None, f"no {split}/questions.jsonl or {split}_data/questions.jsonl here")
+
+
+def all_documents(root: str | os.PathLike) -> dict[int, tuple[str, list[Document]]]:
+    """Documents of every split under root, by topic (train/dev questions reuse sample's documents)."""
+    root = Path(root)
+    found: dict[int, tuple[str, list[Document]]] = {}
+    for split in SPLITS:
+        for name in (split, f"{split}_data"):
+            path = root / name / "docs.json"
+            if path.is_file():
+                for tid, (title, docs) in load_documents(path).items():
+                    found.setdefault(tid, (title, docs))
+    return found
+
+
+def group_topics(questions: Iterable[Question], documents: dict[int, tuple[str, list[Document]]]) -> list[Topic]:
+    """Group questions by topic (sorted by id) and attach each topic's documents."""
+    topics: dict[int, Topic] = {}
+    for q in questions:
+        if q.topic_id not in topics:
+            title, docs = documents.get(q.topic_id, ("", []))
+            topics[q.topic_id] = Topic(q.topic_id, documents=list(docs), title=title)
+        topics[q.topic_id].questions.append(q)
+    return [topics[t] for t in sorted(topics)]
+
+
+def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | None = None) -> list[Topic]:
+    """Load one split of a data folder as topics; `topics` restricts to those ids."""
+    if split not in SPLITS:
+        raise DataError(root, None, f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+    questions = load_questions(split_dir(root, split) / "questions.jsonl")
+    result = group_topics(questions, all_documents(root))
+    if topics is not None:
+        wanted = set(topics)
+        unknown = wanted - {t.topic_id for t in result}
+        if unknown:
+            raise DataError(split_dir(root, split), None, f"unknown topic {sorted(unknown)[0]} in split {split}")
+        result = [t for t in result if t.topic_id in wanted]
+    return result
+
+
+def load_labelled(root: str | os.PathLike) -> list[Topic]:
+    """Every labelled question (train + dev + sample), grouped by topic, for training and grouped CV."""
+    questions = []
+    for split in ("train", "dev", "sample"):
+        try:
+            questions += load_questions(split_dir(root, split) / "questions.jsonl")
+        except DataError as err:
+            if "no " not in err.problem:
+                raise
+    return group_topics(questions, all_documents(root))

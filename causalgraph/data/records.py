@@ -1,0 +1,87 @@
+"""Typed records of AER data: documents, questions, topics, and the error that names where input is bad."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+LABELS = ("A", "B", "C", "D")
+NONE_TEXT = "none of the others are correct causes"
+SPLITS = ("train", "dev", "sample", "test")
+MAX_DOCUMENT_CHARS = 200_000  # longer documents are cut here (the longest real one has 80,000)
+
+
+class DataError(ValueError):
+    """Invalid input data; the message names the file, the line or id, and the problem."""
+
+    def __init__(self, path: str | os.PathLike, where: str | None, problem: str):
+        self.path, self.where, self.problem = str(path), where, problem
+        loc = f"{self.path}:{where}" if where else self.path
+        super().__init__(f"{loc}: {problem}")
+
+
+@dataclass(frozen=True)
+class Document:
+    """One news document of a topic."""
+
+    doc_id: str
+    title: str
+    content: str
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Question:
+    """A target event, four candidate causes, and the gold labels when known."""
+
+    qid: str
+    topic_id: int
+    target: str
+    options: tuple[str, str, str, str]
+    gold: frozenset[str] | None = None
+
+    def option(self, label: str) -> str:
+        return self.options[LABELS.index(label)]
+
+    @property
+    def none_label(self) -> str | None:
+        """The label of the "None of the others are correct causes." option, if offered."""
+        for label, text in zip(LABELS, self.options):
+            if is_none_option(text):
+                return label
+        return None
+
+
+@dataclass
+class Topic:
+    """All questions and documents that share a topic id."""
+
+    topic_id: int
+    questions: list[Question] = field(default_factory=list)
+    documents: list[Document] = field(default_factory=list)
+    title: str = ""
+
+
+def is_none_option(text: str) -> bool:
+    return normalize_text(text) == NONE_TEXT
+
+
+def normalize_text(text: str) -> str:
+    """Lower-case, straighten quotes, drop trailing punctuation and squeeze whitespace."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    text = re.sub(r"\s+", " ", text.strip().lower())
+    return text.rstrip(" .;!")
+
+
+def parse_labels(answer: str, path: str | os.PathLike, where: str) -> frozenset[str]:
+    """Parse "A,C" into {"A", "C"}; raise DataError on an empty answer or a label outside A-D."""
+    if not isinstance(answer, str):
+        raise DataError(path, where, f"answer must be a string such as 'A,C', got {answer!r}")
+    labels = [part.strip().upper() for part in answer.split(",") if part.strip()]
+    bad = [label for label in labels if label not in LABELS]
+    if bad:
+        raise DataError(path, where, f"label {bad[0]!r} is outside A-D in answer {answer!r}")
+    if not labels:
+        raise DataError(path, where, "empty answer")
+    return frozenset(labels)

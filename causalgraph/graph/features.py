@@ -1,0 +1,138 @@
+"""Features of every candidate edge (E, T) of a topic graph: question structure, similarity and document evidence."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from ..text.evidence import EVIDENCE_FEATURES
+from .topic import candidate_pairs
+
+STOPWORDS = frozenset(
+    "a an the of in on at to for by with from and or as is was were be been are that this its it his her their "
+    "after before during over into than then also which who whom has have had not but".split()
+)
+
+STRUCTURE_FEATURES = (
+    "cosine",
+    "cosine_minus_best_other",
+    "cosine_rank",
+    "jaccard",
+    "shared_entities",
+    "cause_is_target",
+    "reverse_offered",
+    "cause_option_share",
+    "cause_n_targets",
+    "target_n_candidates",
+    "pair_share",
+    "pair_share_minus_best_other",
+    "cause_none_share",
+    "target_none_share",
+    "target_n_questions",
+    "topic_n_questions",
+)
+# Evidence features also compared with the other options of the same question.
+RELATIVE_EVIDENCE = ("same_sentence", "nearby_sentences", "cue_forward", "cause_support")
+FEATURES = STRUCTURE_FEATURES + EVIDENCE_FEATURES + tuple(f"{n}_minus_best_other" for n in RELATIVE_EVIDENCE)
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOPWORDS and len(w) > 1}
+
+
+def capitalised_names(text: str) -> set[str]:
+    """Capitalised words after the first token: a cheap stand-in for shared named entities."""
+    words = re.findall(r"[A-Za-z][\w'-]*", text)
+    return {w.lower() for w in words[1:] if w[0].isupper()}
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+@dataclass(frozen=True)
+class PairTable:
+    """Feature rows for a topic's candidate pairs, in the order of `pairs`."""
+
+    pairs: list[tuple[int, int]]
+    structure: np.ndarray  # (n_pairs, len(STRUCTURE_FEATURES))
+    evidence: np.ndarray  # (n_pairs, len(FEATURES) - len(STRUCTURE_FEATURES)), zeros without documents
+
+    def frame(self) -> pd.DataFrame:
+        """The rows with one named column per feature (FEATURES), the input of the edge scorer."""
+        return pd.DataFrame(np.hstack([self.structure, self.evidence]).reshape(len(self.pairs), len(FEATURES)),
+                            columns=list(FEATURES))
+
+
+def none_share(graph: nx.DiGraph, qids: list[str], exclude_target: int | None = None) -> float:
+    """The share of these questions that offer None (leaving out questions about `exclude_target`)."""
+    slots = [graph.graph["questions"][q] for q in qids]
+    slots = [s for s in slots if s.target != exclude_target]
+    return sum(s.none_label is not None for s in slots) / len(slots) if slots else 0.0
+
+
+def versus_other_options(graph: nx.DiGraph, values: dict[tuple[int, int], float]) -> tuple[dict, dict]:
+    """For each pair, averaged over the questions offering it: its value minus the best other option's
+    value in that question, and the number of other options with a higher value."""
+    margin, rank = {}, {}
+    for slots in graph.graph["questions"].values():
+        events = [e for e in slots.options.values() if e != slots.target]
+        for e in events:
+            mine = values[(e, slots.target)]
+            others = [values[(o, slots.target)] for o in events if o != e]
+            margin.setdefault((e, slots.target), []).append(mine - max(others, default=mine))
+            rank.setdefault((e, slots.target), []).append(sum(o > mine for o in others))
+    return ({k: float(np.mean(v)) for k, v in margin.items()}, {k: float(np.mean(v)) for k, v in rank.items()})
+
+
+def pair_table(graph: nx.DiGraph, vectors: np.ndarray, evidence: np.ndarray | None = None) -> PairTable:
+    """Compute the features of every candidate pair; `vectors[i]` is the unit embedding of node i and
+    `evidence` the EVIDENCE_FEATURES of the pairs in `candidate_pairs` order."""
+    pairs = candidate_pairs(graph)
+    n_questions = max(len(graph.graph["questions"]), 1)
+    texts = {n: graph.nodes[n]["text"] for n in graph}
+    words = {n: content_words(t) for n, t in texts.items()}
+    names = {n: capitalised_names(t) for n, t in texts.items()}
+    sims = vectors @ vectors.T if len(vectors) else np.zeros((0, 0))
+    cosine = {(e, t): float(sims[e, t]) for e, t in pairs}
+    cosine_margin, cosine_rank = versus_other_options(graph, cosine)
+    # how often the pair is offered, among the questions about its target
+    share = {(e, t): len(graph.edges[e, t]["questions"]) / len(graph.nodes[t]["targets_of"]) for e, t in pairs}
+    share_margin, _ = versus_other_options(graph, share)
+    # None shares are taken relative to the topic's rate of None questions, which differs between splits
+    topic_none_rate = max(none_share(graph, list(graph.graph["questions"])), 0.01)
+    rows = [
+        [
+            cosine[(e, t)],
+            cosine_margin[(e, t)],
+            cosine_rank[(e, t)],
+            jaccard(words[e], words[t]),
+            len(names[e] & names[t]),
+            float(bool(graph.nodes[e]["targets_of"])),
+            float(graph.has_edge(t, e)),
+            len(graph.nodes[e]["option_of"]) / n_questions,
+            float(sum(1 for _ in graph.successors(e))),
+            float(sum(1 for _ in graph.predecessors(t))),
+            share[(e, t)],
+            share_margin[(e, t)],
+            none_share(graph, graph.nodes[e]["option_of"], exclude_target=t) / topic_none_rate,
+            none_share(graph, graph.nodes[t]["targets_of"]) / topic_none_rate,
+            float(len(graph.nodes[t]["targets_of"])),
+            float(n_questions),
+        ]
+        for e, t in pairs
+    ]
+    structure = np.asarray(rows, dtype=np.float64).reshape(len(pairs), len(STRUCTURE_FEATURES))
+    if evidence is None:
+        evidence = np.zeros((len(pairs), len(EVIDENCE_FEATURES)))
+    margins = []
+    for name in RELATIVE_EVIDENCE:
+        column = evidence[:, EVIDENCE_FEATURES.index(name)]
+        margin, _ = versus_other_options(graph, dict(zip(pairs, column)))
+        margins.append([margin[p] for p in pairs])
+    evidence = np.hstack([evidence, np.asarray(margins).T.reshape(len(pairs), len(RELATIVE_EVIDENCE))])
+    return PairTable(pairs, structure, evidence)

@@ -1,0 +1,176 @@
+"""Cross-validation of the whole path with scikit-learn's folds grouped by topic, and a topic-level bootstrap interval."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.model_selection import GroupKFold, cross_val_predict, cross_validate
+
+from ..data import question_score
+from ..analysis.analyse import TopicAnalysis, subset_analysis
+from ..reason.solve import SolverParams, solve_analysis
+from .scorer import EdgeScorer, edge_scores, pair_frame
+
+
+@dataclass(frozen=True)
+class FoldResult:
+    """Per-question scores of one configuration, with the topic of each question."""
+
+    name: str
+    scores: np.ndarray
+    topics: np.ndarray
+
+    @property
+    def mean(self) -> float:
+        return float(self.scores.mean())
+
+
+@dataclass(frozen=True)
+class TopicShape:
+    """How many questions a topic holds, and how many of them offer None."""
+
+    questions: int
+    none_offered: int
+
+    @classmethod
+    def of(cls, topic) -> "TopicShape":
+        return cls(len(topic.questions), sum(q.none_label is not None for q in topic.questions))
+
+
+def resized_copies(analyses: list[TopicAnalysis], shapes: list[TopicShape], copies: int, seed: int = 0) -> list[list[TopicAnalysis]]:
+    """For each topic, `copies` versions restricted to a random subset of its questions, each with the
+    shape of a topic drawn from `shapes` (those of the split to be answered), as far as the topic's own None
+    and other questions go: test topics hold fewer questions per event, and offer None 2.5 times as often,
+    and the structure features depend on both."""
+    rng = random.Random(seed)
+    out = []
+    for a in analyses:
+        offers = [q.none_label is not None for q in a.topic.questions]
+        none = [i for i, o in enumerate(offers) if o]
+        other = [i for i, o in enumerate(offers) if not o]
+        topic_copies = []
+        for _ in range(copies):
+            shape = rng.choice(shapes)
+            k = min(shape.none_offered, len(none))
+            picked = rng.sample(none, k) + rng.sample(other, min(shape.questions - k, len(other)))
+            topic_copies.append(subset_analysis(a, picked))
+        out.append(topic_copies)
+    return out
+
+
+TRAIN_COPIES, HELD_COPIES = 6, 3
+
+
+def resized_sets(analyses: list[TopicAnalysis], shapes: list[TopicShape]) -> tuple[list | None, list | None]:
+    """Per-topic copies cut to `shapes`: TRAIN_COPIES added to training, HELD_COPIES scored in place of the
+    held-out topics; (None, None) without shapes. Seeded, so every command gets the same copies."""
+    if not shapes:
+        return None, None
+    return resized_copies(analyses, shapes, TRAIN_COPIES, seed=1), resized_copies(analyses, shapes, HELD_COPIES, seed=2)
+
+
+def training_data(analyses: list[TopicAnalysis], extra: list[list[TopicAnalysis]] | None = None):
+    """(X, y, groups) over the pairs of the topics and of their `extra` copies; a copy's pairs carry its topic's
+    id as their group, so grouped folds keep a topic and its copies on the same side."""
+    rows = [(a, a.topic.topic_id) for a in analyses]
+    rows += [(c, a.topic.topic_id) for a, cs in zip(analyses, extra or [[]] * len(analyses)) for c in cs]
+    X = pair_frame([a.table for a, _ in rows])
+    y = np.concatenate([a.gold() for a, _ in rows]).astype(int) if rows else np.zeros(0, dtype=int)
+    groups = np.concatenate([np.full(len(a.table.pairs), t) for a, t in rows]) if rows else np.zeros(0, dtype=int)
+    return X, y, groups
+
+
+def fit_scorer(make_scorer, analyses: list[TopicAnalysis], extra=None) -> EdgeScorer:
+    """A scorer fitted on the pairs of the topics and their `extra` copies."""
+    X, y, _ = training_data(analyses, extra)
+    return make_scorer().fit(X, y)
+
+
+def fold_scorers(analyses: list[TopicAnalysis], folds: int, make_scorer=EdgeScorer,
+                 extra: list[list[TopicAnalysis]] | None = None) -> list[EdgeScorer]:
+    """For each topic, the scorer that scikit-learn's grouped CV fitted on the folds without it (and without
+    its copies in `extra`)."""
+    X, y, groups = training_data(analyses, extra)
+    fitted = cross_validate(make_scorer(), X, y, groups=groups, cv=GroupKFold(n_splits=folds), scoring="roc_auc",
+                            return_estimator=True, return_indices=True)
+    fold_of = {}
+    for scorer, test in zip(fitted["estimator"], fitted["indices"]["test"]):
+        fold_of.update({int(t): scorer for t in np.unique(groups[test])})
+    return [fold_of[a.topic.topic_id] for a in analyses]
+
+
+def held_out_probabilities(analyses: list[TopicAnalysis], folds: int, make_scorer=EdgeScorer,
+                           extra: list[list[TopicAnalysis]] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(gold, P(cause)) of every pair of the topics, each predicted by scikit-learn's `cross_val_predict`
+    with folds grouped by topic (a topic's copies in `extra` stay in its fold)."""
+    X, y, groups = training_data(analyses, extra)
+    p = cross_val_predict(make_scorer(), X, y, groups=groups, cv=GroupKFold(n_splits=folds), method="predict_proba")
+    n = sum(len(a.table.pairs) for a in analyses)  # the topics' own pairs come first
+    return y[:n], p[:n, 1]
+
+
+def held_out_scores(
+    analyses: list[TopicAnalysis],
+    scores: list[dict[tuple[int, int], float]],
+    name: str = "full",
+    without: frozenset[str] = frozenset(),
+    params: SolverParams = SolverParams(),
+) -> FoldResult:
+    """Solve every topic with its held-out edge scores and score each question against gold."""
+    results, topics = [], []
+    for analysis, edges in zip(analyses, scores):
+        solution = solve_analysis(analysis, edges, without, params)
+        for q in analysis.topic.questions:
+            results.append(question_score(solution.answers[q.qid], q.gold))
+            topics.append(q.topic_id)
+    return FoldResult(name, np.array(results), np.array(topics))
+
+
+def bootstrap_interval(result: FoldResult, n: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95% interval of the mean score, resampling whole topics (questions of a topic are not independent)."""
+    rng = np.random.default_rng(seed)
+    ids = np.unique(result.topics)
+    sums = np.array([result.scores[result.topics == t].sum() for t in ids])
+    counts = np.array([(result.topics == t).sum() for t in ids])
+    picks = rng.integers(0, len(ids), size=(n, len(ids)))
+    means = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+BIAS_GRID = (0, 50, 100, 150, 200, 250, 300)
+
+
+def held_out_edges(analyses, models, held=None) -> tuple[list[TopicAnalysis], list[dict]]:
+    """The topics (or their `held` copies) with the edge scores of their held-out scorers."""
+    if held is not None:
+        models = [m for m, cs in zip(models, held) for _ in cs]
+        analyses = [c for cs in held for c in cs]
+    return analyses, [edge_scores(a.table, m) for a, m in zip(analyses, models)]
+
+
+def choose_bias(analyses, folds, make_scorer=EdgeScorer, extra=None, held=None, grid=BIAS_GRID) -> int:
+    """The precision bias with the best grouped-CV score on these topics (first of ties)."""
+    scored, edges = held_out_edges(analyses, fold_scorers(analyses, folds, make_scorer, extra), held)
+    means = [held_out_scores(scored, edges, params=SolverParams(bias=b)).mean for b in grid]
+    return grid[int(np.argmax(means))]
+
+
+def nested_held_out_scores(analyses, folds, make_scorer=EdgeScorer, extra=None, held=None,
+                           grid=BIAS_GRID) -> tuple[FoldResult, list[int]]:
+    """Grouped CV in which each outer fold chooses its bias by an inner grouped CV on its training topics,
+    so the held-out topics never inform any choice. `extra`: per-topic copies added to training;
+    `held`: per-topic copies scored in place of the topics. Returns the result and the chosen biases."""
+    topics = np.array([a.topic.topic_id for a in analyses])
+    pick = lambda xs, idx: None if xs is None else [xs[i] for i in idx]
+    results, chosen = [], []
+    for train, test in GroupKFold(n_splits=folds).split(topics, groups=topics):
+        inner = [analyses[i] for i in train]
+        bias = choose_bias(inner, folds - 1, make_scorer, pick(extra, train), pick(held, train), grid)
+        chosen.append(bias)
+        scorer = fit_scorer(make_scorer, inner, pick(extra, train))
+        scored, edges = held_out_edges([analyses[i] for i in test], [scorer] * len(test), pick(held, test))
+        results.append(held_out_scores(scored, edges, params=SolverParams(bias=bias)))
+    return FoldResult("nested", np.concatenate([r.scores for r in results]),
+                      np.concatenate([r.topics for r in results])), chosen

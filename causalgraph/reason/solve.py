@@ -1,0 +1,198 @@
+"""A topic's typed facts solved by clingo with the rule groups in rules/; the answers read from the optimal answer set."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import clingo
+import networkx as nx
+
+from ..config import RULES_DIR
+from .facts import Cause, Excluded, Forced, Select, read_atoms, topic_facts
+
+RULE_GROUPS = ("core", "none", "consistency", "priors", "temporal", "optimize")
+# Groups that --without may switch off: each changes answers in the grouped-CV ablation. core is the
+# question format; temporal changed no answer on the labelled topics (their dates order 1 candidate pair), so
+# it stays on, unswitchable, until the documents give it more edges.
+SWITCHABLE = ("none", "consistency", "priors", "optimize")
+# Groups whose hard rules hold under the assumption active(G). An unsatisfiable topic drops groups of clingo's
+# unsat core, the first in this order (least trusted first) whose dropping alone restores an answer set.
+RELAXABLE = ("temporal", "consistency", "priors")
+OPT_ARGS = ["--opt-strategy=usc"]  # core-guided optimisation: 100x faster than branch-and-bound here
+FALLBACK_ARGS = ["--opt-strategy=bb"]  # under a time limit: answer sets early, improving step by step
+NO_MODEL = "no answer set found in time"
+# clingo's weights are 32-bit integers; each constant stays far inside them, so that weights and their sums
+# over a topic's options cannot overflow.
+MAX_CONSTANT = 1_000_000
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Unsat:
+    """An unsatisfiable search, with the relaxable groups of clingo's unsat core."""
+
+    core: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SolverParams:
+    """Constants of the rule groups, in log-odds x 100. `bias` None means the scorer's own (`EdgeScorer.bias`,
+    chosen by grouped CV in `train`). `none_prior` None keeps the None prior at its own priority level, above
+    all edge evidence; a number W makes it a cost of W beside the edge evidence."""
+
+    bias: int | None = None
+    none_prior: int | None = None
+
+    def __post_init__(self):
+        for name, value in vars(self).items():
+            if value is not None and not (isinstance(value, int) and -MAX_CONSTANT <= value <= MAX_CONSTANT):
+                raise ValueError(f"{name.replace('_', '-')} must be an integer within +-{MAX_CONSTANT:,}, got {value!r}")
+
+    def clingo_args(self) -> list[str]:
+        consts = {"bias": self.bias}
+        if self.none_prior is not None:
+            consts.update(none_weight=self.none_prior, none_level=1)
+        return [arg for name, value in consts.items() if value is not None for arg in ("-c", f"{name}={value}")]
+
+
+@dataclass(frozen=True)
+class Solution:
+    """What the optimal answer set of one topic says, as typed atoms (see reason/facts.py)."""
+
+    topic_id: int
+    answers: dict[str, frozenset[str]]
+    causes: tuple[Cause, ...]
+    excluded: tuple[Excluded, ...]
+    forced: tuple[Forced, ...]
+    optimal: bool
+    cost: tuple[int, ...]
+    dropped: tuple[str, ...] = field(default=())
+
+    def chosen(self, cause: int, target: int) -> bool:
+        return Cause(cause, target) in self.causes
+
+    def pair_atoms(self, cause: int, target: int) -> list[Excluded]:
+        """The rule atoms that exclude the pair (cause, target)."""
+        return [a for a in self.excluded if (a.cause, a.target) == (cause, target)]
+
+    def label_atoms(self, qid: str, label: str) -> list[Forced]:
+        """The rule atoms that forced this label into the answer of question `qid`."""
+        return [a for a in self.forced if (a.qid, a.label) == (qid, label)]
+
+
+def program_files(without: set[str] | frozenset[str] = frozenset()) -> list:
+    unknown = set(without) - set(SWITCHABLE)
+    if unknown:
+        raise ValueError(f"unknown rule group {sorted(unknown)[0]!r}; switchable: {', '.join(SWITCHABLE)}")
+    return [RULES_DIR / f"{g}.lp" for g in RULE_GROUPS if g not in without]
+
+
+def clingo_message(code: clingo.MessageCode, message: str) -> None:
+    """clingo's warnings and infos, logged at debug level (tests turn undefined atoms into failures)."""
+    log.debug("clingo %s: %s", code.name, message.strip())
+
+
+def _search(facts, files, groups: list[str], params: SolverParams, opt_args: list[str], time_limit: float | None,
+            wait_for_model: bool):
+    """One optimising search with active(G) assumed for `groups`. Returns Unsat (with the core's groups),
+    NO_MODEL when time ran out before any answer set (unless wait_for_model), else (atoms, cost, optimal)."""
+    ctl = clingo.Control([*params.clingo_args(), "--opt-mode=opt", *opt_args], logger=clingo_message)
+    for path in files:
+        ctl.load(str(path))
+    ctl.add("base", [], facts.asp_str())
+    ctl.ground([("base", [])])
+    switches = {clingo.Function("active", [clingo.Function(g)]): g for g in groups}
+    literals = {}
+    for symbol, group in switches.items():
+        if ctl.symbolic_atoms[symbol] is not None:
+            ctl.assign_external(symbol, None)  # free, so that the assumption decides it (externals start false)
+            literals[ctl.symbolic_atoms[symbol].literal] = group
+    best: dict = {}
+
+    def on_model(model: clingo.Model) -> None:
+        best["symbols"] = model.symbols(shown=True)
+        best["cost"] = tuple(model.cost)
+
+    assumptions = [(s, True) for s in switches]
+    with ctl.solve(assumptions=assumptions, on_model=on_model, async_=True) as handle:
+        finished = handle.wait(time_limit) if time_limit else handle.wait()
+        while wait_for_model and not finished and "symbols" not in best:
+            finished = handle.wait(0.01)
+        if not finished:
+            handle.cancel()
+        result = handle.get()
+        core = handle.core() if result.unsatisfiable else []
+    if result.unsatisfiable:
+        return Unsat(tuple(sorted({literals[lit] for lit in core if lit in literals})))
+    if "symbols" not in best:
+        return NO_MODEL
+    return read_atoms(best["symbols"]), best["cost"], bool(finished and result.exhausted)
+
+
+def _solve_once(facts, files, groups, params: SolverParams, time_limit: float | None):
+    """Core-guided search, which finds no answer set before it proves the optimum; when it runs out of time,
+    branch-and-bound, which improves answer sets step by step, gets another time_limit (and runs on until its
+    first answer set if it has none by then)."""
+    found = _search(facts, files, groups, params, OPT_ARGS, time_limit, wait_for_model=False)
+    if found is NO_MODEL:
+        found = _search(facts, files, groups, params, FALLBACK_ARGS, time_limit, wait_for_model=True)
+    return found
+
+
+def solve_topic(
+    graph: nx.DiGraph,
+    scores: dict[tuple[int, int], float],
+    after: set[tuple[int, int]] = frozenset(),
+    without: set[str] | frozenset[str] = frozenset(),
+    params: SolverParams = SolverParams(),
+    time_limit: float | None = None,
+) -> Solution:
+    """Solve a whole topic at once. When the program is unsatisfiable, drop the rule groups in clingo's unsat
+    core (found through one assumption per relaxable group), warn, and name them in the solution. With a time
+    limit, return the best answer set found so far (`optimal` is then False)."""
+    topic_id = graph.graph["topic_id"]
+    facts = topic_facts(graph, scores, after)
+    files = program_files(without)
+    active = [g for g in RELAXABLE if g not in without]
+    dropped: list[str] = []
+    while True:
+        found = _solve_once(facts, files, active, params, time_limit)
+        if not isinstance(found, Unsat):
+            break
+        core = [g for g in RELAXABLE if g in found.core]
+        if not core:
+            raise RuntimeError(f"topic {topic_id}: unsatisfiable even without the relaxable rule groups")
+        drop = core[0]
+        for group in core:
+            trial = _solve_once(facts, files, [g for g in active if g != group], params, time_limit)
+            if not isinstance(trial, Unsat):
+                drop = group
+                break
+        log.warning("topic %s: program unsatisfiable; dropping rule group %r (unsat core: %s)",
+                    topic_id, drop, ", ".join(core))
+        dropped.append(drop)
+        active = [g for g in active if g != drop]
+    atoms, cost, optimal = found
+    if not optimal:
+        log.warning("topic %s: solver time limit reached; using the best answer set found", topic_id)
+    answers: dict[str, set[str]] = {qid: set() for qid in graph.graph["questions"]}
+    for sel in atoms.query(Select).all():
+        answers[sel.qid].add(sel.label)
+    return Solution(
+        topic_id=topic_id,
+        answers={q: frozenset(v) for q, v in answers.items()},
+        causes=tuple(sorted(atoms.query(Cause).all())),
+        excluded=tuple(sorted(atoms.query(Excluded).all())),
+        forced=tuple(sorted(atoms.query(Forced).all())),
+        optimal=optimal,
+        cost=cost,
+        dropped=tuple(dropped),
+    )
+
+
+def solve_analysis(analysis, scores: dict[tuple[int, int], float], without: frozenset[str] = frozenset(),
+                   params: SolverParams = SolverParams(), time_limit: float | None = None) -> Solution:
+    """Solve an analysed topic (see analysis.TopicAnalysis: its graph and dated `after` pairs)."""
+    return solve_topic(analysis.graph, scores, analysis.after, without, params, time_limit)

@@ -1,0 +1,97 @@
+"""Answering many topics: the per-topic task (analysis through the cache, edge scoring, solving) with the
+time of each stage, run serially, in worker processes or on Dask, with the results in input order."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from functools import lru_cache, partial
+from pathlib import Path
+from typing import Iterator
+
+
+from ..analysis.analyse import TopicAnalysis, analyse_topic
+from ..analysis.cache import AnalysisCache
+from ..data import Topic
+from ..learn.scorer import EdgeScorer, edge_scores, load_scorer, with_scorer_bias
+from ..reason.explain import explain_question
+from ..reason.solve import Solution, SolverParams, solve_analysis
+from .parallel import Outcome, map_ordered
+
+STAGES = ("analysis", "scoring", "solving")
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every topic is answered with; small and picklable, as it travels to the workers."""
+
+    model: Path
+    without: frozenset[str] = frozenset()
+    params: SolverParams = SolverParams()
+    time_limit: float | None = None
+    cache: AnalysisCache | None = None
+
+
+@dataclass(frozen=True)
+class TopicAnswer:
+    """One explanation record per question of a topic (they carry the answers), and the seconds per stage."""
+
+    topic_id: int
+    records: list[dict]
+    seconds: dict[str, float]
+    cached: bool
+
+
+@lru_cache(maxsize=4)
+def scorer_for(model: Path) -> tuple[EdgeScorer, str]:
+    """(scorer, encoder name) of a model file, loaded once per process."""
+    return load_scorer(model)
+
+
+def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
+    """Analyse (or read from the cache), score and solve one topic."""
+    scorer, encoder = scorer_for(settings.model)
+    if settings.cache is not None and settings.cache.encoder != encoder:
+        raise ValueError(f"the cache is for encoder {settings.cache.encoder!r}, the model uses {encoder!r}")
+    if not topic.documents:
+        log.warning("topic %s has no documents; answering from the question texts only", topic.topic_id)
+    start = time.perf_counter()
+    if settings.cache is None:
+        analysis, cached = analyse_topic(topic, encoder), False
+    else:
+        analysis, cached = settings.cache.analyse(topic)
+    analysed = time.perf_counter()
+    scores = edge_scores(analysis.table, scorer)
+    scored = time.perf_counter()
+    params = with_scorer_bias(settings.params, scorer)
+    solution = solve_analysis(analysis, scores, settings.without, params, settings.time_limit)
+    solved = time.perf_counter()
+    records = [
+        {**explain_question(q, analysis.graph, scores, solution), "documents": len(topic.documents)}
+        for q in topic.questions
+    ]
+    seconds = dict(zip(STAGES, (analysed - start, scored - analysed, solved - scored)))
+    return TopicAnswer(topic.topic_id, records, seconds, cached)
+
+
+def answer_topics(
+    topics: list[Topic], settings: Settings, workers: int = 1, scheduler: str = "local", address: str | None = None
+) -> Iterator[Outcome]:
+    """An Outcome (value: TopicAnswer) per topic, in input order; see parallel.map_ordered for the schedulers."""
+    return map_ordered(partial(answer_one, settings=settings), topics, workers, scheduler, address)
+
+
+def answer_topic(
+    analysis: TopicAnalysis,
+    scorer: EdgeScorer,
+    without: frozenset[str] = frozenset(),
+    params: SolverParams = SolverParams(),
+    time_limit: float | None = None,
+) -> tuple[dict[tuple[int, int], float], Solution]:
+    """Score every candidate edge and solve the topic (with the scorer's bias unless `params` sets one);
+    returns the edge scores and the solution."""
+    scores = edge_scores(analysis.table, scorer)
+    return scores, solve_analysis(analysis, scores, without, with_scorer_bias(params, scorer), time_limit)

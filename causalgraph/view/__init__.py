@@ -1,0 +1,1 @@
+"""The interactive page of a solved topic (pyvis data, our own template)."""
