@@ -3,6 +3,7 @@
 import sys
 
 from .cli.answer import main
+from .cli.common import run_command
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

@@ -67,12 +67,12 @@ def assert_valid_solution(graph, solution, after=frozenset()) -> None:
     chosen_by_pair: dict[tuple[int, int], set[bool]] = {}
     for qid, slots in graph.graph["questions"].items():
         chosen = solution.answers[qid]
-        assert chosen and chosen <= set("ABCD") and (len(chosen) <= 3 or "priors" in solution.dropped), (qid, chosen)
+        assert chosen and chosen <= set("ABCD") and (len(chosen) <= 3 or "priors" in solution.dropped_for(qid)), (qid, chosen)
         assert slots.none_label not in chosen or chosen == {slots.none_label}, (qid, chosen)
         for label, event in slots.options.items():
             if event == slots.target:
                 assert label not in chosen, (qid, label)
-            else:
+            elif qid not in solution.alone:
                 chosen_by_pair.setdefault((event, slots.target), set()).add(label in chosen)
     if "consistency" not in solution.dropped:
         assert all(len(v) == 1 for v in chosen_by_pair.values()), chosen_by_pair

@@ -71,7 +71,7 @@ def test_first_failure_aborts_with_a_clear_message_and_no_output(with_failing_to
     code, out, explain = run(with_failing_topic, tmp_path / "o")
     err = capsys.readouterr().err
     assert code == 1 and out is None and explain is None
-    assert "error: topic 3: RuntimeError: topic 3: unsatisfiable even without the relaxable rule groups" in err
+    assert "error: topic 3: RuntimeError: topic 3, question bad-1: unsatisfiable even without the relaxable rule groups" in err
     assert "nothing written; --keep-going" in err
     assert not list((tmp_path / "o").glob(".*"))  # no temporary files left either
 

@@ -1,5 +1,6 @@
 """The analysis cache: what its key depends on, atomic and shared writes, damaged entries (no model needed)."""
 
+import pickle
 import threading
 from dataclasses import dataclass, replace
 
@@ -31,6 +32,7 @@ def counted(monkeypatch):
         return FakeAnalysis(topic.topic_id, list(range(1000)))
 
     monkeypatch.setattr(cache, "analyse_topic", analyse)
+    monkeypatch.setattr(cache, "TopicAnalysis", FakeAnalysis)  # the entry type the cache checks
     return calls
 
 
@@ -96,7 +98,8 @@ def test_writes_leave_no_temporary_files(tmp_path, counted):
     assert [p.name.startswith("topic-4-") for p in (tmp_path / "new" / "dir").iterdir()] == [True]
 
 
-def test_parallel_writers_of_one_entry(tmp_path):
+def test_parallel_writers_of_one_entry(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "TopicAnalysis", FakeAnalysis)
     store = AnalysisCache.open(tmp_path, "hub/name")
     topic, value = make_topic(), FakeAnalysis(4, list(range(200_000)))
     threads = [threading.Thread(target=store.store, args=(topic, value)) for _ in range(8)]
@@ -114,6 +117,16 @@ def test_damaged_entry_is_recomputed_with_a_warning(tmp_path, counted, caplog):
     analysis, hit = store.analyse(make_topic())
     assert not hit and analysis.topic_id == 4 and "unreadable cache entry" in caplog.text
     assert store.analyse(make_topic())[1]
+
+
+@pytest.mark.parametrize("foreign", [{"format": 1, "analysis": None}, ["a", "list"], FakeAnalysis(4, [])])
+def test_a_foreign_or_stale_entry_is_named_recomputed_and_replaced(tmp_path, counted, caplog, foreign):
+    store = AnalysisCache.open(tmp_path, "hub/name")
+    path = store.path(make_topic())
+    path.write_bytes(pickle.dumps(foreign))
+    analysis, hit = store.analyse(make_topic())
+    assert not hit and counted == [4] and f"{path}: not a cache entry of this version" in caplog.text
+    assert store.analyse(make_topic()) == (analysis, True) and counted == [4]
 
 
 def test_unwritable_cache_folder_only_warns(tmp_path, counted, caplog):

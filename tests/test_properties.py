@@ -21,7 +21,7 @@ label_sets = st.frozensets(st.sampled_from(LABELS))
 @st.composite
 def questions(draw) -> Question:
     return Question(
-        qid=draw(st.text(min_size=1, max_size=12)),
+        qid=draw(st.text(min_size=1, max_size=12).filter(lambda t: t.strip())),
         topic_id=draw(st.integers(-(10**6), 10**6)),
         target=draw(texts),
         options=tuple(draw(st.lists(texts, min_size=4, max_size=4))),

@@ -117,13 +117,30 @@ def test_unsatisfiable_topic_drops_temporal_warns_and_keeps_the_other_groups(cap
     assert record["dropped_rule_groups"] == ["temporal"]
 
 
+SPELLINGS = ["Rain fell on March 2.", "rain fell on March 2", "RAIN FELL ON MARCH 2!", "Rain  fell on March 2."]
+
+
 def test_the_unsat_core_names_the_group_to_drop(caplog):
     # Four spellings of one event are one node: priors selects every repeated option and allows three labels.
-    spellings = ["Rain fell on March 2.", "rain fell on March 2", "RAIN FELL ON MARCH 2!", "Rain  fell on March 2."]
-    solution = solve(topic(("q1", FAIL, spellings)), {(spellings[0], FAIL): 0.9})
-    assert solution.dropped == ("priors",)
+    solution = solve(topic(("q1", FAIL, SPELLINGS)), {(SPELLINGS[0], FAIL): 0.9})
+    assert solution.dropped_for("q1") == ("priors",) and solution.alone == {"q1": ("priors",)}
     assert caplog.text.count("program unsatisfiable") == 1 and "(unsat core: priors)" in caplog.text
     assert solution.answers["q1"] == set("ABCD")
+
+
+def test_an_impossible_question_is_answered_alone_without_weakening_the_topic(caplog):
+    # q9 cannot be answered under priors; q1-q3 keep every rule group, so q2 still answers None and the
+    # pair it rejects stays rejected in q1.
+    t = topic(("q1", FAIL, [RAIN, GATES, CUP, INQUIRY]), ("q2", FAIL, [RAIN, CUP, INQUIRY, NONE]),
+              ("q3", FLOOD, [FAIL, CUP, RAIN, INQUIRY]), ("q9", GATES, SPELLINGS))
+    probs = {(RAIN, FAIL): 0.8, (GATES, FAIL): 0.6, (CUP, FAIL): 0.1, (INQUIRY, FAIL): 0.1, (FAIL, FLOOD): 0.9,
+             (SPELLINGS[0], GATES): 0.9}
+    solution = solve(t, probs)
+    assert "question(s) q9 cannot be answered under the rules" in caplog.text
+    assert solution.alone == {"q9": ("priors",)} and solution.dropped == ()
+    assert solution.answers["q1"] == {"B"} and solution.answers["q2"] == {"D"} and solution.answers["q9"] == set("ABCD")
+    record = explain_question(t.questions[3], build_graph(t), {}, solution)
+    assert record["answered_alone"] and record["dropped_rule_groups"] == ["priors"]
 
 
 def test_priors_select_every_repeated_option():

@@ -4,7 +4,10 @@ An entry's key hashes what the analysis depends on: the topic's content (questio
 (its name and, for a local model, its files), the installed packages and the analysis code (ANALYSIS_CODE:
 the data, text and graph stages and the analysis itself). Changing any of them misses the cache; editing a
 rule file, the scorer or the page template does not. Entries are pickles written to a temporary file and renamed into place, so
-parallel workers can share one folder and a reader never sees a half-written entry.
+parallel workers can share one folder and a reader never sees a half-written entry. An entry records its
+format and key, and one whose type, format or key does not match is recomputed and replaced, with a warning
+that names it. Entries are pickles, and unpickling runs code: the cache folder must be writable only by
+users the reader trusts (it is the user's own ~/.cache/causalgraph by default).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from ..data import Topic
 from ..text.embed import resolve_model_path
 from .analyse import TopicAnalysis, analyse_topic
 
+CACHE_FORMAT = 2  # bump when the entry layout changes
 # The package's code that `analyse_topic` runs, relative to the package folder.
 ANALYSIS_CODE = ("config.py", "data", "text", "graph", "analysis/analyse.py")
 
@@ -100,16 +104,22 @@ class AnalysisCache:
         return self.root / f"topic-{topic.topic_id}-{key[:32]}.pickle"
 
     def load(self, topic: Topic) -> TopicAnalysis | None:
-        """The cached analysis, or None when absent or unreadable (then with a warning)."""
+        """The cached analysis, or None when absent, unreadable or not an entry of this format and key (then
+        with a warning that names the file)."""
         path = self.path(topic)
         try:
             with open(path, "rb") as handle:
-                return pickle.load(handle)
+                entry = pickle.load(handle)
         except FileNotFoundError:
             return None
         except Exception as err:  # a damaged entry is recomputed and replaced
             log.warning("%s: unreadable cache entry (%s: %s); recomputing", path, type(err).__name__, err)
             return None
+        if not (isinstance(entry, dict) and entry.get("format") == CACHE_FORMAT and entry.get("key") == path.stem
+                and isinstance(entry.get("analysis"), TopicAnalysis)):
+            log.warning("%s: not a cache entry of this version (%s); recomputing", path, type(entry).__name__)
+            return None
+        return entry["analysis"]
 
     def store(self, topic: Topic, analysis: TopicAnalysis) -> None:
         """Write the entry atomically; a folder that cannot be written only costs a warning."""
@@ -122,7 +132,8 @@ class AnalysisCache:
             return
         try:
             with os.fdopen(fd, "wb") as handle:
-                pickle.dump(analysis, handle, protocol=pickle.HIGHEST_PROTOCOL)
+                entry = {"format": CACHE_FORMAT, "key": path.stem, "analysis": analysis}
+                pickle.dump(entry, handle, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, path)
         except BaseException as err:
             os.unlink(tmp)

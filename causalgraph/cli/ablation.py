@@ -7,7 +7,7 @@ import sys
 
 from ..learn.crossval import FoldResult, bootstrap_interval, fold_scorers, held_out_edges, held_out_scores, resized_sets
 from ..reason.solve import SWITCHABLE, SolverParams
-from .common import cv_inputs, cv_parser, describe_held, labelled_analyses
+from .common import cv_inputs, cv_parser, describe_held, labelled_analyses, run_command
 
 
 def ablation_rows(analyses, folds: int, params: SolverParams = SolverParams(), extra=None, held=None) -> list[FoldResult]:
@@ -49,4 +49,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

@@ -15,12 +15,14 @@ from tqdm import tqdm
 from ..analysis.cache import AnalysisCache
 from ..config import DEFAULT_MODEL, DEMO_DATA, default_cache_dir
 from ..data import DataError, Topic, load_split
+from ..readers.llm import EndpointError
 from ..reason.explain import reason_line
 from ..reason.solve import SWITCHABLE, SolverParams
 from ..run.batch import STAGES, Settings, TopicAnswer, answer_topics, scorer_for
-from ..run.output import atomic_writer, write_jsonl
+from ..run.output import check_outputs, jsonl, write_files
 from ..run.parallel import SCHEDULERS
-from .common import parse_groups, parse_topics, positive, weight
+from .common import (add_reader_options, data_files, load_readers, parse_groups, parse_topics, positive, run_command,
+                     weight)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the analysis cache")
     parser.add_argument("--timings", type=Path, help="JSON with the seconds of each stage per topic")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_reader_options(parser)
     return parser
 
 
@@ -69,15 +72,14 @@ def run_topics(topics: list[Topic], settings: Settings, args: argparse.Namespace
     return answers, failures
 
 
-def write_timings(path: Path, answers: list[TopicAnswer], topics: list[Topic], load: float, total: float) -> None:
+def timings(answers: list[TopicAnswer], topics: list[Topic], load: float, total: float) -> str:
+    """The --timings file: seconds of loading, in all, and of each stage per topic."""
     sizes = {t.topic_id: (len(t.documents), len(t.questions)) for t in topics}
     rows = [
         {"topic_id": a.topic_id, "documents": sizes[a.topic_id][0], "questions": sizes[a.topic_id][1], "cached": a.cached, **a.seconds}
         for a in answers
     ]
-    with atomic_writer(path) as handle:
-        json.dump({"load": load, "total": total, "topics": rows}, handle, indent=1)
-        handle.write("\n")
+    return json.dumps({"load": load, "total": total, "topics": rows}, indent=1) + "\n"
 
 
 def summary(answers: list[TopicAnswer], topics: int, seconds: float) -> str:
@@ -99,15 +101,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give --out (and/or --explain) with --data")
     data, split = (DEMO_DATA, "sample") if args.demo else (args.data, args.split)
     try:
+        outputs = check_outputs({"--out": args.out, "--explain": args.explain, "--timings": args.timings},
+                                [*data_files(data), args.model, *args.reader_scores])
         topics = load_split(data, split, args.topics)
+        readers = load_readers(args, data, split, topics)
         model = args.model.resolve()
         _, encoder = scorer_for(model)
         cache = None if args.no_cache else AnalysisCache.open(args.cache_dir, encoder)
-    except (DataError, OSError, ValueError) as err:
+    except (DataError, OSError, ValueError, EndpointError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     params = SolverParams(bias=args.bias, none_prior=args.none_prior)
-    settings = Settings(model, args.without, params, args.time_limit, cache)
+    settings = Settings(model, args.without, params, args.time_limit, cache, readers)
     loaded = time.perf_counter()
     try:
         answers, failures = run_topics(topics, settings, args)
@@ -118,12 +123,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {failures[0]}\nnothing written; --keep-going answers the other topics", file=sys.stderr)
         return 1
     records = [r for a in answers for r in a.records]
-    if args.out:
-        write_jsonl(args.out, ({"id": r["id"], "answer": r["answer"]} for r in records))
-    if args.explain:
-        write_jsonl(args.explain, records)
-    if args.timings:
-        write_timings(args.timings, answers, topics, loaded - start, time.perf_counter() - start)
+    files = {"--out": lambda: jsonl({"id": r["id"], "answer": r["answer"]} for r in records),
+             "--explain": lambda: jsonl(records),
+             "--timings": lambda: timings(answers, topics, loaded - start, time.perf_counter() - start)}
+    try:
+        write_files({path: files[option]() for option, path in outputs.items()})
+    except OSError as err:
+        print(f"error: {err}; no output written", file=sys.stderr)
+        return 2
     if args.demo:
         for topic in topics:
             print(f"Topic {topic.topic_id}: {topic.title} ({len(topic.documents)} documents)")
@@ -138,4 +145,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

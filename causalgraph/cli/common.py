@@ -4,15 +4,24 @@ one-line errors."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 from ..analysis.analyse import TopicAnalysis
 from ..analysis.cache import AnalysisCache
 from ..config import DEFAULT_ENCODER, DEFAULT_MODEL, default_cache_dir
-from ..data import DataError, load_labelled, load_split
+from ..data import SPLITS, DataError, load_labelled, load_split
 from ..learn.crossval import HELD_COPIES, TopicShape
 from ..learn.scorer import load_scorer
+from ..readers.base import ReaderJudgements
+from ..readers.llm import RESPONSE_FORMATS, LLMReader
+from ..readers.scores import load_reader_scores
 from ..reason.solve import MAX_CONSTANT, SWITCHABLE
+
+
+# Reader weight (percent) when none is given: see BENCHMARKS.md, "Readers".
+DEFAULT_READER_WEIGHT = 100
 
 
 def parse_groups(text: str) -> frozenset[str]:
@@ -25,24 +34,76 @@ def parse_groups(text: str) -> frozenset[str]:
 
 def parse_topics(text: str) -> list[int]:
     try:
-        return [int(t) for t in text.split(",") if t.strip()]
+        topics = [int(t) for t in text.split(",") if t.strip()]
     except ValueError:
         raise argparse.ArgumentTypeError(f"--topics takes comma-separated integers, got {text!r}") from None
+    if not topics:
+        raise argparse.ArgumentTypeError(f"--topics names no topic: {text!r}")
+    return topics
 
 
-def positive(kind):
-    """An argparse type: a number of `kind` above zero."""
+def positive(kind, most: float = 1e6):
+    """An argparse type: a finite number of `kind` above zero and at most `most`."""
 
     def parse(text: str):
         try:
             value = kind(text)
         except ValueError:
             value = 0
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+        if not 0 < value <= most:
+            raise argparse.ArgumentTypeError(f"expected a positive number up to {most:g}, got {text!r}")
         return value
 
     return parse
+
+
+def data_files(root: str | os.PathLike) -> list[Path]:
+    """The files a run reads from a data folder: every split's questions.jsonl and docs.json."""
+    root = Path(root)
+    return [root / f"{split}{suffix}" / name for split in SPLITS for suffix in ("", "_data")
+            for name in ("questions.jsonl", "docs.json")]
+
+
+def add_reader_options(parser: argparse.ArgumentParser) -> None:
+    """--reader-scores (repeatable) and --reader-weight."""
+    parser.add_argument("--reader-scores", type=Path, action="append", default=[], metavar="FILE",
+                        help='another system\'s output as a reader: {"id", "answer"} or {"id", "probs": {"A": p, ...}} '
+                             "a line (repeatable)")
+    parser.add_argument("--reader-weight", type=weight, default=DEFAULT_READER_WEIGHT,
+                        help=f"percent by which each reader's log-odds are scaled in the fusion (default {DEFAULT_READER_WEIGHT})")
+    llm = parser.add_argument_group("LLM reader (any OpenAI-compatible chat-completions endpoint)")
+    llm.add_argument("--llm-url", help="base URL of the endpoint, e.g. http://127.0.0.1:8080/v1")
+    llm.add_argument("--llm-model", default="default", help="model name sent with each request")
+    llm.add_argument("--llm-key-env", default="OPENAI_API_KEY", help="environment variable that holds the API key, if any")
+    llm.add_argument("--llm-concurrency", type=positive(int, 64), default=4, help="requests in flight at once")
+    llm.add_argument("--llm-response-format", choices=list(RESPONSE_FORMATS), default="json_schema",
+                     help="how the reply schema is sent: OpenAI's json_schema (vLLM, hosted APIs), json_object "
+                          "(llama.cpp's Python server), or none (the prompt alone)")
+
+
+def load_readers(args: argparse.Namespace, data, split: str, topics: list) -> tuple[ReaderJudgements, ...]:
+    """The readers of a run: the --reader-scores files (their ids checked against every question of the
+    split) and the LLM at --llm-url (run over the answered topics, its replies cached under --cache-dir)."""
+    readers = []
+    if args.reader_scores:
+        questions = {q.qid: q for topic in load_split(data, split) for q in topic.questions}
+        readers += [load_reader_scores(path, questions, args.reader_weight) for path in args.reader_scores]
+    if args.llm_url:
+        cache = None if getattr(args, "no_cache", False) else getattr(args, "cache_dir", default_cache_dir())
+        llm = LLMReader(args.llm_url, args.llm_model, args.llm_key_env, cache, args.llm_concurrency,
+                        weight=args.reader_weight, response_format=args.llm_response_format)
+        readers.append(llm.judge(topics, progress=not getattr(args, "quiet", False)))
+    return tuple(readers)
+
+
+def run_command(main, argv: list[str] | None = None) -> int:
+    """Run a command's main; Ctrl-C ends it with one line and exit code 130 (outputs are written whole or not
+    at all, so nothing is half-written)."""
+    try:
+        return main(argv)
+    except KeyboardInterrupt:
+        print("interrupted; nothing written", file=sys.stderr)
+        return 130
 
 
 def weight(text: str) -> int:
@@ -56,12 +117,27 @@ def weight(text: str) -> int:
     return value
 
 
-def cv_parser(prog: str, doc: str, encoder: bool = True, bias: bool = False) -> argparse.ArgumentParser:
-    """The options that the CV commands share: data, folds, the split to resize to, the encoder (unless
-    `encoder` is False) and a fixed precision bias (where `bias` is True)."""
+def at_least(minimum: int):
+    """An argparse type: an integer of at least `minimum`."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer of at least {minimum}, got {text!r}")
+        return value
+
+    return parse
+
+
+def cv_parser(prog: str, doc: str, encoder: bool = True, bias: bool = False, min_folds: int = 2) -> argparse.ArgumentParser:
+    """The options that the CV commands share: data, folds (at least `min_folds`), the split to resize to, the
+    encoder (unless `encoder` is False) and a fixed precision bias (where `bias` is True)."""
     parser = argparse.ArgumentParser(prog=prog, description=doc)
     parser.add_argument("--data", required=True, help="AER data folder (../shared/aer or the public layout)")
-    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--folds", type=at_least(min_folds), default=5, help=f"grouped CV folds (at least {min_folds})")
     if encoder:
         parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="sentence-transformers path or hub name")
     parser.add_argument("--resize-to", default="test", help="split whose topic shapes (questions, None offers) the training and held-out copies are cut to; 'none' for whole topics only")
@@ -83,7 +159,9 @@ def cv_inputs(args: argparse.Namespace) -> tuple[list, list[TopicShape]] | None:
         shapes = target_shapes(args.data, None if args.resize_to == "none" else args.resize_to)
         if getattr(args, "bias", 0) is None:
             args.bias = shipped_bias()
-    except (DataError, OSError) as err:
+        if args.folds > len(topics):
+            raise DataError(args.data, None, f"--folds {args.folds} is more than the {len(topics)} labelled topics")
+    except (DataError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return None
     return topics, shapes

@@ -15,7 +15,7 @@ from ..learn.crossval import (TopicShape, bootstrap_interval, fold_scorers, held
 from ..config import DEFAULT_ENCODER
 from ..text.embed import MPNET, encode, load_encoder
 from ..reason.solve import SolverParams
-from .common import cv_inputs, cv_parser, labelled_analyses
+from .common import cv_inputs, cv_parser, labelled_analyses, run_command
 
 
 SPEED_SENTENCES = 1000
@@ -60,4 +60,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

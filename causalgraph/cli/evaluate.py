@@ -8,6 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from ..data import DataError, load_answers, load_questions, question_score
+from .common import run_command
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gold", required=True, help="questions.jsonl with golden_answer, or JSONL of {id, answer}")
     args = parser.parse_args(argv)
     try:
-        predicted = load_answers(args.pred)
+        predicted = load_answers(args.pred, predictions=True)
         gold = load_answers(args.gold)
         try:
             offers_none = {q.qid: q.none_label is not None for q in load_questions(args.gold)}
@@ -68,4 +69,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

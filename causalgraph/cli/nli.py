@@ -17,7 +17,7 @@ from ..graph.features import STRUCTURE_FEATURES
 from ..learn.crossval import held_out_probabilities, training_data
 from ..learn.pairmodel import PairModel, labelled_examples, silver_examples
 from ..learn.scorer import EdgeScorer
-from .common import labelled_analyses
+from .common import labelled_analyses, run_command
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,4 +58,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

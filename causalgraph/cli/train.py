@@ -15,8 +15,9 @@ from ..config import DEFAULT_MODEL
 from ..learn.crossval import (TRAIN_COPIES, TopicShape, bootstrap_interval, choose_bias, fit_scorer,
                               held_out_probabilities, nested_held_out_scores, resized_sets)
 from ..graph.features import STRUCTURE_FEATURES
-from ..learn.scorer import EdgeScorer, save_scorer
-from .common import cv_inputs, cv_parser, describe_held, describe_shapes, labelled_analyses
+from ..learn.scorer import EdgeScorer, dump_scorer
+from ..run.output import check_outputs, write_files
+from .common import cv_inputs, cv_parser, data_files, describe_held, describe_shapes, labelled_analyses, run_command
 
 
 def cv_report(analyses: list[TopicAnalysis], folds: int, shapes: list[TopicShape]) -> dict:
@@ -90,13 +91,19 @@ def model_card(args: argparse.Namespace, scorer: EdgeScorer, report: dict, shape
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cv_parser("python -m causalgraph.train", __doc__)
+    parser = cv_parser("python -m causalgraph.train", __doc__, min_folds=3)  # nested: the inner CV needs 2
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
     args = parser.parse_args(argv)
     inputs = cv_inputs(args)
     if inputs is None:
         return 2
     topics, shapes = inputs
+    card = args.out.with_suffix(".md")
+    try:
+        check_outputs({"--out": args.out, "its model card": card}, data_files(args.data))
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     start = time.time()
     analyses = labelled_analyses(topics, args.encoder)
     report = cv_report(analyses, args.folds, shapes)
@@ -104,12 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     extra, held = report["extra"], report["held"]
     bias = choose_bias(analyses, args.folds, extra=extra, held=held)
     scorer = fit_scorer(lambda: EdgeScorer(bias=bias), analyses, extra)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    save_scorer(scorer, args.out, args.encoder)
-    args.out.with_suffix(".md").write_text(model_card(args, scorer, report, shapes, len(topics), args.out.stat().st_size))
-    print(f"bias {scorer.bias}; wrote {args.out} and {args.out.with_suffix('.md')} in {time.time() - start:.0f}s")
+    model = dump_scorer(scorer, args.encoder)
+    write_files({args.out: model, card: model_card(args, scorer, report, shapes, len(topics), len(model))})
+    print(f"bias {scorer.bias}; wrote {args.out} and {card} in {time.time() - start:.0f}s")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

@@ -15,15 +15,20 @@ from ..learn.scorer import EdgeScorer, load_scorer
 from ..reason.solve import SWITCHABLE, SolverParams
 from ..run.batch import answer_topic
 from ..view.page import render_topic
-from .common import parse_groups
+from ..run.output import check_outputs
+from ..readers.base import ReaderJudgements
+from ..readers.llm import EndpointError
+from .common import add_reader_options, data_files, load_readers, parse_groups, run_command
 
 
 def visualize_topic(topic: Topic, path: str | Path, scorer: EdgeScorer, encoder: str,
-                    without: frozenset[str] = frozenset(), params: SolverParams = SolverParams()) -> Path:
-    """Analyse, score and solve a topic, then write its page."""
+                    without: frozenset[str] = frozenset(), params: SolverParams = SolverParams(),
+                    readers: tuple[ReaderJudgements, ...] = ()) -> Path:
+    """Analyse, score and solve a topic (fusing the readers' judgements), then write its page."""
     analysis = analyse_topic(topic, encoder)
-    scores, solution = answer_topic(analysis, scorer, without, params)
-    return render_topic(analysis, scores, solution, path)
+    readers = tuple(r.for_questions(q.qid for q in topic.questions) for r in readers)
+    scores, solution = answer_topic(analysis, scorer, without, params, readers=readers)
+    return render_topic(analysis, scores, solution, path, readers)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="trained edge scorer (joblib)")
     parser.add_argument("--without", type=parse_groups, default=frozenset(),
                         help=f"rule groups to switch off: {','.join(SWITCHABLE)}")
+    add_reader_options(parser)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     if args.data and args.topic is None:
@@ -45,16 +51,18 @@ def main(argv: list[str] | None = None) -> int:
     data, split = (DEMO_DATA, "sample") if args.demo else (args.data, args.split)
     try:
         topics = load_split(data, split, None if args.topic is None else [args.topic])
+        out = args.out or Path(f"topic{topics[0].topic_id}.html")
+        check_outputs({"--out": out}, [*data_files(data), args.model, *args.reader_scores])
         scorer, encoder = load_scorer(args.model)
-    except (DataError, OSError, ValueError) as err:
+        readers = load_readers(args, data, split, topics)
+    except (DataError, OSError, ValueError, EndpointError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     topic = topics[0]
-    out = args.out or Path(f"topic{topic.topic_id}.html")
-    visualize_topic(topic, out, scorer, encoder, args.without)
+    visualize_topic(topic, out, scorer, encoder, args.without, readers=readers)
     print(f"wrote {out}: topic {topic.topic_id}, {len(topic.questions)} questions")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

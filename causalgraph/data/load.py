@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from .records import LABELS, MAX_DOCUMENT_CHARS, SPLITS, DataError, Document, Question, Topic, parse_labels
+from .records import (LABELS, MAX_DOCUMENT_CHARS, SPLITS, DataError, Document, Question, Topic, parse_id, parse_labels,
+                      parse_topic_id)
 
 log = logging.getLogger(__name__)
 
@@ -20,7 +21,7 @@ def _warn(path: str | os.PathLike, where: str, problem: str) -> None:
 def _read_text(path: Path) -> str:
     data = path.read_bytes()
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a leading byte-order mark is accepted and dropped
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         bad = data[err.start : err.start + 1]
@@ -51,14 +52,11 @@ def load_questions(path: str | os.PathLike) -> list[Question]:
         missing = [k for k in ("id", "topic_id", "target_event", *(f"option_{l}" for l in LABELS)) if k not in obj]
         if missing:
             raise DataError(path, where, f"missing field {missing[0]!r}")
-        qid = str(obj["id"])
+        qid = parse_id(obj["id"], path, where)
         if qid in seen:
             raise DataError(path, where, f"duplicate question id {qid!r} (first on line {seen[qid]})")
         seen[qid] = lineno
-        try:
-            topic_id = int(obj["topic_id"])
-        except (TypeError, ValueError):
-            raise DataError(path, where, f"topic_id must be an integer, got {obj['topic_id']!r}") from None
+        topic_id = parse_topic_id(obj["topic_id"], path, where)
         texts = [obj["target_event"], *(obj[f"option_{l}"] for l in LABELS)]
         if not all(isinstance(t, str) and t.strip() for t in texts):
             raise DataError(path, where, f"question {qid!r} has an empty or non-string event text")
@@ -75,8 +73,9 @@ def load_questions(path: str | os.PathLike) -> list[Question]:
     return questions
 
 
-def load_answers(path: str | os.PathLike) -> dict[str, frozenset[str]]:
-    """Read gold or predicted answers: a questions.jsonl with `golden_answer` or `{"id", "answer"}` lines."""
+def load_answers(path: str | os.PathLike, predictions: bool = False) -> dict[str, frozenset[str]]:
+    """Read gold or predicted answers: a questions.jsonl with `golden_answer` or `{"id", "answer"}` lines.
+    An empty predicted answer is read as the empty set (it scores 0), with a warning."""
     answers = {}
     for lineno, obj in read_jsonl(path):
         where = f"line {lineno}"
@@ -85,10 +84,12 @@ def load_answers(path: str | os.PathLike) -> dict[str, frozenset[str]]:
         key = "answer" if "answer" in obj else "golden_answer" if "golden_answer" in obj else None
         if key is None:
             raise DataError(path, where, "missing field 'answer' (or 'golden_answer')")
-        qid = str(obj["id"])
+        qid = parse_id(obj["id"], path, where)
         if qid in answers:
             raise DataError(path, where, f"duplicate question id {qid!r}")
-        answers[qid] = parse_labels(obj[key], path, where)
+        answers[qid] = parse_labels(obj[key], path, where, allow_empty=predictions)
+        if not answers[qid]:
+            _warn(path, where, f"empty answer for {qid!r}; it scores 0")
     return answers
 
 
@@ -107,10 +108,7 @@ def load_documents(path: str | os.PathLike) -> dict[int, tuple[str, list[Documen
         where = f"topic entry {i}"
         if not isinstance(entry, dict) or "topic_id" not in entry or not isinstance(entry.get("docs"), list):
             raise DataError(path, where, "expected an object with 'topic_id' and a 'docs' list")
-        try:
-            topic_id = int(entry["topic_id"])
-        except (TypeError, ValueError):
-            raise DataError(path, where, f"topic_id must be an integer, got {entry['topic_id']!r}") from None
+        topic_id = parse_topic_id(entry["topic_id"], path, where)
         docs = []
         for j, doc in enumerate(entry["docs"]):
             text = (doc.get("content") or doc.get("snippet") or "") if isinstance(doc, dict) else None
@@ -135,6 +133,8 @@ def load_documents(path: str | os.PathLike) -> dict[int, tuple[str, list[Documen
 def split_dir(root: str | os.PathLike, split: str) -> Path:
     """The folder of a split in either layout: `root/train` or the public repository's `root/train_data`."""
     root = Path(root)
+    if not root.is_dir():
+        raise DataError(root, None, "no such data folder")
     for name in (split, f"{split}_data"):
         if (root / name / "questions.jsonl").is_file():
             return root / name
@@ -169,7 +169,10 @@ def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | None
     """Load one split of a data folder as topics; `topics` restricts to those ids."""
     if split not in SPLITS:
         raise DataError(root, None, f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
-    questions = load_questions(split_dir(root, split) / "questions.jsonl")
+    path = split_dir(root, split) / "questions.jsonl"
+    questions = load_questions(path)
+    if not questions:
+        raise DataError(path, None, "no questions in the file")
     result = group_topics(questions, all_documents(root))
     if topics is not None:
         wanted = set(topics)
@@ -182,11 +185,14 @@ def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | None
 
 def load_labelled(root: str | os.PathLike) -> list[Topic]:
     """Every labelled question (train + dev + sample), grouped by topic, for training and grouped CV."""
+    root = Path(root)
+    if not root.is_dir():
+        raise DataError(root, None, "no such data folder")
     questions = []
     for split in ("train", "dev", "sample"):
-        try:
-            questions += load_questions(split_dir(root, split) / "questions.jsonl")
-        except DataError as err:
-            if "no " not in err.problem:
-                raise
+        folder = next((root / n for n in (split, f"{split}_data") if (root / n / "questions.jsonl").is_file()), None)
+        if folder is not None:
+            questions += load_questions(folder / "questions.jsonl")
+    if not any(q.gold for q in questions):
+        raise DataError(root, None, "no labelled questions (train/, dev/ or sample/ with golden_answer)")
     return group_topics(questions, all_documents(root))

@@ -74,14 +74,33 @@ def normalize_text(text: str) -> str:
     return text.rstrip(" .;!")
 
 
-def parse_labels(answer: str, path: str | os.PathLike, where: str) -> frozenset[str]:
-    """Parse "A,C" into {"A", "C"}; raise DataError on an empty answer or a label outside A-D."""
+def parse_labels(answer: str, path: str | os.PathLike, where: str, allow_empty: bool = False) -> frozenset[str]:
+    """Parse "A,C" into {"A", "C"}; raise DataError on a label outside A-D, and on an empty answer unless
+    `allow_empty` (a prediction may be empty; it scores 0)."""
     if not isinstance(answer, str):
         raise DataError(path, where, f"answer must be a string such as 'A,C', got {answer!r}")
-    labels = [part.strip().upper() for part in answer.split(",") if part.strip()]
-    bad = [label for label in labels if label not in LABELS]
+    labels = [part.strip() for part in answer.split(",") if part.strip()]
+    bad = [label for label in labels if label.upper() not in LABELS]
     if bad:
         raise DataError(path, where, f"label {bad[0]!r} is outside A-D in answer {answer!r}")
-    if not labels:
+    if not labels and not allow_empty:
         raise DataError(path, where, "empty answer")
-    return frozenset(labels)
+    return frozenset(label.upper() for label in labels)
+
+
+def parse_id(value, path: str | os.PathLike, where: str) -> str:
+    """A question id: a non-empty string, or an integer (read as its decimal string)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str) and value.strip():
+        return value
+    raise DataError(path, where, f"id must be a non-empty string, got {value!r}")
+
+
+def parse_topic_id(value, path: str | os.PathLike, where: str) -> int:
+    """A topic id: a JSON integer, or a string of digits."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    raise DataError(path, where, f"topic_id must be an integer, got {value!r}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from dataclasses import replace
 from pathlib import Path
 
@@ -66,9 +67,15 @@ def edge_scores(table: PairTable, scorer: EdgeScorer) -> dict[tuple[int, int], f
     return dict(zip(table.pairs, map(float, scorer.predict_proba(table.frame())[:, 1])))
 
 
+def dump_scorer(scorer: EdgeScorer, encoder: str) -> bytes:
+    """A fitted scorer, with the encoder name its similarity features were computed with, as joblib bytes."""
+    buffer = io.BytesIO()
+    joblib.dump({"scorer": scorer, "encoder": encoder, "features": FEATURES}, buffer)
+    return buffer.getvalue()
+
+
 def save_scorer(scorer: EdgeScorer, path: str | Path, encoder: str) -> None:
-    """Save a fitted scorer with the encoder name its similarity features were computed with."""
-    joblib.dump({"scorer": scorer, "encoder": encoder, "features": FEATURES}, path)
+    Path(path).write_bytes(dump_scorer(scorer, encoder))
 
 
 def load_scorer(path: str | Path) -> tuple[EdgeScorer, str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import networkx as nx
 
 from ..data import LABELS, Question
+from ..readers.base import ReaderJudgements
 from .facts import describe, log_odds
 from .solve import Solution
 
@@ -17,9 +18,11 @@ def atom_record(atom) -> dict:
 
 
 def explain_question(
-    question: Question, graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution
+    question: Question, graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution,
+    readers: tuple[ReaderJudgements, ...] = (),
 ) -> dict:
-    """One JSON-ready record: the chosen labels, each option's edge score and the rule atoms that touched it."""
+    """One JSON-ready record: the chosen labels, each option's edge score, each reader's judgement (with the
+    evidence it read) and the rule atoms that touched it."""
     slots = graph.graph["questions"][question.qid]
     chosen = solution.answers[question.qid]
     options = {}
@@ -33,6 +36,8 @@ def explain_question(
             record.update(event=event, score=None if p is None else round(p, 4),
                           log_odds=None if p is None else log_odds(p))
         record["rules"] = [atom_record(a) for a in atoms]
+        judged = [(r, r.judgements.get((question.qid, label))) for r in readers]
+        record["readers"] = [{"reader": r.reader, "weight": r.weight, **j.as_record()} for r, j in judged if j]
         options[label] = record
     return {
         "id": question.qid,
@@ -42,7 +47,8 @@ def explain_question(
         "target_event": slots.target,
         "options": options,
         "optimal": solution.optimal,
-        "dropped_rule_groups": list(solution.dropped),
+        "dropped_rule_groups": list(solution.dropped_for(question.qid)),
+        "answered_alone": question.qid in solution.alone,
     }
 
 
@@ -55,6 +61,8 @@ def reason_line(record: dict) -> str:
             (chosen if opt["selected"] else rejected).append(f"{label} (None: {why})")
             continue
         note = f"p={opt['score']:.2f}" if opt["score"] is not None else "unscored"
+        note += "".join(f"; {r['reader']} " + (f"p={r['probability']:.2f}" if r["probability"] is not None
+                                                 else ("yes" if r["verdict"] else "no")) for r in opt.get("readers", []))
         meanings = list(dict.fromkeys(r["meaning"] for r in opt["rules"]))
         if meanings:
             note += "; " + "; ".join(meanings)

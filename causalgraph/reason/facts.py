@@ -11,6 +11,8 @@ from typing import Iterable
 import networkx as nx
 from clorm import ConstantField, FactBase, IntegerField, Predicate, StringField, unify
 
+from ..readers.base import ReaderJudgements
+
 # --- input facts ---
 
 
@@ -73,6 +75,28 @@ class AfterFact(Predicate):
 
     class Meta:
         name = "after"
+
+
+class ReaderWeightFact(Predicate):
+    """reader_weight(R,W): fusion scales reader R's log-odds by W percent."""
+
+    reader = StringField
+    weight = IntegerField
+
+    class Meta:
+        name = "reader_weight"
+
+
+class JudgedFact(Predicate):
+    """judged(R,Q,L,S): reader R gives label L of question Q the log-odds x 100 S of being a direct cause."""
+
+    reader = StringField
+    qid = StringField
+    label = StringField
+    log_odds = IntegerField
+
+    class Meta:
+        name = "judged"
 
 
 # --- atoms read back from the answer set ---
@@ -143,8 +167,10 @@ def log_odds(p: float, cap: float = 6.0) -> int:
     return int(round(100 * max(-cap, min(cap, math.log(p / (1 - p))))))
 
 
-def topic_facts(graph: nx.DiGraph, scores: dict[tuple[int, int], float], after: Iterable[tuple[int, int]]) -> FactBase:
-    """The facts of a topic: questions, targets, options, None options, edge scores and known orders."""
+def topic_facts(graph: nx.DiGraph, scores: dict[tuple[int, int], float], after: Iterable[tuple[int, int]],
+                readers: Iterable[ReaderJudgements] = ()) -> FactBase:
+    """The facts of a topic: questions, targets, options, None options, edge scores, known orders, and each
+    reader's weight and judgements of the topic's questions."""
     facts: list[Predicate] = []
     for qid, slots in sorted(graph.graph["questions"].items()):
         facts += [QuestionFact(qid), TargetFact(qid, slots.target)]
@@ -153,6 +179,11 @@ def topic_facts(graph: nx.DiGraph, scores: dict[tuple[int, int], float], after: 
             facts.append(NoneOptionFact(qid, slots.none_label))
     facts += [ScoreFact(e, t, log_odds(p)) for (e, t), p in sorted(scores.items())]
     facts += [AfterFact(e, t) for e, t in sorted(after)]
+    questions = graph.graph["questions"]
+    for reader in readers:
+        facts.append(ReaderWeightFact(reader.reader, reader.weight))
+        facts += [JudgedFact(reader.reader, qid, label, judgement.log_odds())
+                  for (qid, label), judgement in sorted(reader.judgements.items()) if qid in questions]
     return FactBase(facts)
 
 

@@ -9,6 +9,7 @@ import clingo
 import networkx as nx
 
 from ..config import RULES_DIR
+from ..readers.base import ReaderJudgements
 from .facts import Cause, Excluded, Forced, Select, read_atoms, topic_facts
 
 RULE_GROUPS = ("core", "none", "consistency", "priors", "temporal", "optimize")
@@ -69,6 +70,11 @@ class Solution:
     optimal: bool
     cost: tuple[int, ...]
     dropped: tuple[str, ...] = field(default=())
+    alone: dict[str, tuple[str, ...]] = field(default_factory=dict)  # questions answered on their own: their dropped groups
+
+    def dropped_for(self, qid: str) -> tuple[str, ...]:
+        """The rule groups dropped where question `qid` was solved."""
+        return self.alone.get(qid, self.dropped)
 
     def chosen(self, cause: int, target: int) -> bool:
         return Cause(cause, target) in self.causes
@@ -141,6 +147,34 @@ def _solve_once(facts, files, groups, params: SolverParams, time_limit: float | 
     return found
 
 
+def _relaxing(facts, files, active: list[str], params: SolverParams, time_limit: float | None, where: str):
+    """Solve; while unsatisfiable, drop the first group of clingo's unsat core whose dropping alone restores an
+    answer set (else the core's first), with a warning. Returns (atoms, cost, optimal) and the dropped groups."""
+    dropped: list[str] = []
+    while True:
+        found = _solve_once(facts, files, active, params, time_limit)
+        if not isinstance(found, Unsat):
+            return found, tuple(dropped)
+        core = [g for g in RELAXABLE if g in found.core]
+        if not core:
+            raise RuntimeError(f"{where}: unsatisfiable even without the relaxable rule groups")
+        drop = core[0]
+        for group in core:
+            if not isinstance(_solve_once(facts, files, [g for g in active if g != group], params, time_limit), Unsat):
+                drop = group
+                break
+        log.warning("%s: program unsatisfiable; dropping rule group %r (unsat core: %s)", where, drop, ", ".join(core))
+        dropped.append(drop)
+        active = [g for g in active if g != drop]
+
+
+def _questions(graph: nx.DiGraph, qids: list[str]) -> nx.DiGraph:
+    """The topic graph with only these questions (the facts are built from its `questions`)."""
+    view = graph.copy(as_view=True)
+    view.graph = {**graph.graph, "questions": {q: graph.graph["questions"][q] for q in qids}}
+    return view
+
+
 def solve_topic(
     graph: nx.DiGraph,
     scores: dict[tuple[int, int], float],
@@ -148,51 +182,60 @@ def solve_topic(
     without: set[str] | frozenset[str] = frozenset(),
     params: SolverParams = SolverParams(),
     time_limit: float | None = None,
+    readers: tuple[ReaderJudgements, ...] = (),
 ) -> Solution:
-    """Solve a whole topic at once. When the program is unsatisfiable, drop the rule groups in clingo's unsat
-    core (found through one assumption per relaxable group), warn, and name them in the solution. With a time
-    limit, return the best answer set found so far (`optimal` is then False)."""
+    """Solve a whole topic at once, fusing the judgements of `readers` (rules/readers.lp) where given. When the program is unsatisfiable, a question that is unsatisfiable on its
+    own is named and answered on its own; then, while the rest is unsatisfiable, the rule groups of clingo's
+    unsat core (one assumption per relaxable group) are dropped, with a warning, and named in the solution.
+    With a time limit, the best answer set found so far is used (`optimal` is then False)."""
     topic_id = graph.graph["topic_id"]
-    facts = topic_facts(graph, scores, after)
-    files = program_files(without)
+    files = program_files(without) + ([RULES_DIR / "readers.lp"] if readers else [])
     active = [g for g in RELAXABLE if g not in without]
-    dropped: list[str] = []
-    while True:
-        found = _solve_once(facts, files, active, params, time_limit)
-        if not isinstance(found, Unsat):
-            break
-        core = [g for g in RELAXABLE if g in found.core]
-        if not core:
-            raise RuntimeError(f"topic {topic_id}: unsatisfiable even without the relaxable rule groups")
-        drop = core[0]
-        for group in core:
-            trial = _solve_once(facts, files, [g for g in active if g != group], params, time_limit)
-            if not isinstance(trial, Unsat):
-                drop = group
-                break
-        log.warning("topic %s: program unsatisfiable; dropping rule group %r (unsat core: %s)",
-                    topic_id, drop, ", ".join(core))
-        dropped.append(drop)
-        active = [g for g in active if g != drop]
-    atoms, cost, optimal = found
+    qids = list(graph.graph["questions"])
+    found = _solve_once(topic_facts(graph, scores, after, readers), files, active, params, time_limit)
+    impossible = []
+    if isinstance(found, Unsat):
+        impossible = [q for q in qids if isinstance(
+            _solve_once(topic_facts(_questions(graph, [q]), scores, after, readers), files, active, params, time_limit),
+            Unsat)]
+        if impossible:
+            log.warning("topic %s: question(s) %s cannot be answered under the rules even on their own; "
+                        "answering each on its own, the rest of the topic together", topic_id, ", ".join(impossible))
+    parts, alone = [], {}
+    rest = [q for q in qids if q not in impossible]
+    if not isinstance(found, Unsat):
+        parts.append((found, ()))
+    elif rest:
+        facts = topic_facts(_questions(graph, rest), scores, after, readers)
+        parts.append(_relaxing(facts, files, active, params, time_limit, f"topic {topic_id}"))
+    for q in impossible:
+        facts = topic_facts(_questions(graph, [q]), scores, after, readers)
+        parts.append(_relaxing(facts, files, active, params, time_limit, f"topic {topic_id}, question {q}"))
+        alone[q] = parts[-1][1]
+    optimal = all(found[2] for found, _ in parts)
     if not optimal:
         log.warning("topic %s: solver time limit reached; using the best answer set found", topic_id)
-    answers: dict[str, set[str]] = {qid: set() for qid in graph.graph["questions"]}
-    for sel in atoms.query(Select).all():
+    atoms = [atom for (fact_base, _, _), _ in parts for atom in fact_base]
+    answers: dict[str, set[str]] = {qid: set() for qid in qids}
+    for sel in (a for a in atoms if isinstance(a, Select)):
         answers[sel.qid].add(sel.label)
+    pick = lambda kind: tuple(sorted({a for a in atoms if isinstance(a, kind)}))
+    costs = [found[1] for found, _ in parts]
     return Solution(
         topic_id=topic_id,
         answers={q: frozenset(v) for q, v in answers.items()},
-        causes=tuple(sorted(atoms.query(Cause).all())),
-        excluded=tuple(sorted(atoms.query(Excluded).all())),
-        forced=tuple(sorted(atoms.query(Forced).all())),
+        causes=pick(Cause),
+        excluded=pick(Excluded),
+        forced=pick(Forced),
         optimal=optimal,
-        cost=cost,
-        dropped=tuple(dropped),
+        cost=tuple(map(sum, zip(*costs))) if len({len(c) for c in costs}) == 1 else costs[0],
+        dropped=parts[0][1] if rest else (),
+        alone=alone,
     )
 
 
 def solve_analysis(analysis, scores: dict[tuple[int, int], float], without: frozenset[str] = frozenset(),
-                   params: SolverParams = SolverParams(), time_limit: float | None = None) -> Solution:
+                   params: SolverParams = SolverParams(), time_limit: float | None = None,
+                   readers: tuple[ReaderJudgements, ...] = ()) -> Solution:
     """Solve an analysed topic (see analysis.TopicAnalysis: its graph and dated `after` pairs)."""
-    return solve_topic(analysis.graph, scores, analysis.after, without, params, time_limit)
+    return solve_topic(analysis.graph, scores, analysis.after, without, params, time_limit, readers)

@@ -15,6 +15,7 @@ from ..analysis.analyse import TopicAnalysis, analyse_topic
 from ..analysis.cache import AnalysisCache
 from ..data import Topic
 from ..learn.scorer import EdgeScorer, edge_scores, load_scorer, with_scorer_bias
+from ..readers.base import ReaderJudgements
 from ..reason.explain import explain_question
 from ..reason.solve import Solution, SolverParams, solve_analysis
 from .parallel import Outcome, map_ordered
@@ -33,6 +34,7 @@ class Settings:
     params: SolverParams = SolverParams()
     time_limit: float | None = None
     cache: AnalysisCache | None = None
+    readers: tuple[ReaderJudgements, ...] = ()  # fused with the edge scores (rules/readers.lp)
 
 
 @dataclass(frozen=True)
@@ -67,10 +69,11 @@ def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
     scores = edge_scores(analysis.table, scorer)
     scored = time.perf_counter()
     params = with_scorer_bias(settings.params, scorer)
-    solution = solve_analysis(analysis, scores, settings.without, params, settings.time_limit)
+    readers = tuple(r.for_questions(q.qid for q in topic.questions) for r in settings.readers)
+    solution = solve_analysis(analysis, scores, settings.without, params, settings.time_limit, readers)
     solved = time.perf_counter()
     records = [
-        {**explain_question(q, analysis.graph, scores, solution), "documents": len(topic.documents)}
+        {**explain_question(q, analysis.graph, scores, solution, readers), "documents": len(topic.documents)}
         for q in topic.questions
     ]
     seconds = dict(zip(STAGES, (analysed - start, scored - analysed, solved - scored)))
@@ -90,8 +93,9 @@ def answer_topic(
     without: frozenset[str] = frozenset(),
     params: SolverParams = SolverParams(),
     time_limit: float | None = None,
+    readers: tuple[ReaderJudgements, ...] = (),
 ) -> tuple[dict[tuple[int, int], float], Solution]:
-    """Score every candidate edge and solve the topic (with the scorer's bias unless `params` sets one);
-    returns the edge scores and the solution."""
+    """Score every candidate edge and solve the topic (with the scorer's bias unless `params` sets one),
+    fusing the readers' judgements; returns the edge scores and the solution."""
     scores = edge_scores(analysis.table, scorer)
-    return scores, solve_analysis(analysis, scores, without, with_scorer_bias(params, scorer), time_limit)
+    return scores, solve_analysis(analysis, scores, without, with_scorer_bias(params, scorer), time_limit, readers)

@@ -22,9 +22,11 @@ from pyvis.network import Network
 from ..config import TEMPLATES_DIR
 from ..data import Question, Topic
 from ..graph.topic import candidate_pairs
+from ..readers.base import ReaderJudgements
 from ..reason.explain import explain_question, reason_line
 from ..reason.facts import Excluded, describe, log_odds
 from ..reason.solve import Solution
+from ..run.output import write_files
 VIS_LIB = Path(pyvis.__file__).resolve().parent / "templates" / "lib" / "vis-9.1.2"
 LOW, MID, HIGH = (207, 216, 220), (106, 159, 212), (8, 48, 107)  # edge colour at P(cause) 0, 0.5, 1
 OPTIONS = {
@@ -135,9 +137,10 @@ def build_network(graph: nx.DiGraph, scores: dict[tuple[int, int], float], solut
 
 
 def question_view(question: Question, graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution,
-                  evidence: dict | None) -> dict:
-    """The explanation panel of one question: its --explain record with the evidence sentences of each event."""
-    record = explain_question(question, graph, scores, solution)
+                  evidence: dict | None, readers: tuple[ReaderJudgements, ...] = ()) -> dict:
+    """The explanation panel of one question: its --explain record (readers' judgements included) with the
+    evidence sentences of each event."""
+    record = explain_question(question, graph, scores, solution, readers)
     target = record["target_event"]
     options = [{"label": label, **opt, "evidence": evidence_of(evidence, opt.get("event"))}
                for label, opt in record["options"].items()]
@@ -151,10 +154,10 @@ def question_view(question: Question, graph: nx.DiGraph, scores: dict[tuple[int,
 
 
 def topic_page(topic: Topic, graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution,
-               evidence: dict | None = None) -> str:
+               evidence: dict | None = None, readers: tuple[ReaderJudgements, ...] = ()) -> str:
     """The HTML page of a topic: vis-network inlined, no remote resources, all document text escaped."""
     net = build_network(graph, scores, solution, evidence)
-    questions = [question_view(q, graph, scores, solution, evidence) for q in topic.questions]
+    questions = [question_view(q, graph, scores, solution, evidence, readers) for q in topic.questions]
     slots = graph.graph["questions"]
     data = {
         "nodes": net.nodes,
@@ -181,9 +184,10 @@ def topic_page(topic: Topic, graph: nx.DiGraph, scores: dict[tuple[int, int], fl
     )
 
 
-def render_topic(analysis, scores: dict[tuple[int, int], float], solution: Solution, path: str | Path) -> Path:
+def render_topic(analysis, scores: dict[tuple[int, int], float], solution: Solution, path: str | Path,
+                 readers: tuple[ReaderJudgements, ...] = ()) -> Path:
     """Write the page of an analysed and solved topic; evidence is shown when the analysis has `evidence`."""
     path = Path(path)
-    page = topic_page(analysis.topic, analysis.graph, scores, solution, getattr(analysis, "evidence", None))
-    path.write_text(page, encoding="utf-8")
+    evidence = getattr(analysis, "evidence", None)
+    write_files({path: topic_page(analysis.topic, analysis.graph, scores, solution, evidence, readers)})
     return path

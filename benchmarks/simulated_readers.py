@@ -1,0 +1,96 @@
+"""Fused score against reader accuracy. A simulated reader copies the gold labels and flips each option's
+verdict with probability 1 - accuracy (independently per option, so its errors are not the hard questions'
+errors of a real system). It is fused with the edge scorer inside the answer set program (rules/readers.lp)
+under grouped-by-topic 5-fold CV over train + dev + sample: the edge scores of each topic come from a scorer
+that did not see it, and the reader weight is chosen in each outer fold by the score on its training topics.
+Reported on whole held-out topics and on held-out topics cut to the test split's shapes, with the reader's
+own score (its hard answers as they are; an empty answer scores 0) and the structure model's without it.
+
+    python benchmarks/simulated_readers.py --data ../shared/aer
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+
+import numpy as np
+from sklearn.model_selection import GroupKFold
+
+from causalgraph.cli.common import labelled_analyses, shipped_bias, target_shapes
+from causalgraph.config import DEFAULT_ENCODER
+from causalgraph.data import LABELS, load_labelled, question_score
+from causalgraph.learn.crossval import fold_scorers, held_out_edges, resized_sets
+from causalgraph.readers.base import Judgement, ReaderJudgements
+from causalgraph.reason.solve import SolverParams, solve_analysis
+
+ACCURACIES = (0.6, 0.7, 0.8, 0.9, 0.95)
+WEIGHTS = (0, 25, 50, 100, 200, 400, 800)
+SEEDS = (0, 1, 2)
+
+
+def simulated_reader(questions, accuracy: float, seed: int) -> dict[tuple[str, str], Judgement]:
+    """Hard verdicts on every label: gold membership, flipped with probability 1 - accuracy."""
+    rng = random.Random(f"{seed}-{accuracy}")
+    return {(q.qid, label): Judgement(verdict=(label in q.gold) != (rng.random() > accuracy))
+            for q in sorted(questions, key=lambda q: q.qid) for label in LABELS}
+
+
+def scores_by_weight(scored, edges, judgements, bias: int) -> dict[int, np.ndarray]:
+    """Per-question scores of the fused program for every weight of the grid."""
+    out = {}
+    for weight in WEIGHTS:
+        reader = ReaderJudgements("simulated", judgements, weight)
+        row = []
+        for analysis, e in zip(scored, edges):
+            solution = solve_analysis(analysis, e, params=SolverParams(bias=bias),
+                                      readers=(reader.for_questions(q.qid for q in analysis.topic.questions),))
+            row += [question_score(solution.answers[q.qid], q.gold) for q in analysis.topic.questions]
+        out[weight] = np.array(row)
+    return out
+
+
+def nested_choice(by_weight: dict[int, np.ndarray], topics: np.ndarray, folds: int) -> tuple[float, list[int]]:
+    """Mean held-out score when each outer fold takes the weight that scores best on its training topics."""
+    held, chosen = np.zeros(len(topics)), []
+    for train, test in GroupKFold(n_splits=folds).split(topics, groups=topics):
+        best = max(WEIGHTS, key=lambda w: (by_weight[w][train].mean(), -w))
+        chosen.append(best)
+        held[test] = by_weight[best][test]
+    return float(held.mean()), chosen
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--folds", type=int, default=5)
+    args = parser.parse_args()
+    analyses = labelled_analyses(load_labelled(args.data), DEFAULT_ENCODER)
+    extra, held = resized_sets(analyses, target_shapes(args.data, "test"))
+    models = fold_scorers(analyses, args.folds, extra=extra)
+    bias = shipped_bias()
+    questions = [q for a in analyses for q in a.topic.questions]
+    print(f"bias {bias}; weights {WEIGHTS} (percent of a hard verdict's log-odds {Judgement(verdict=True).log_odds()});"
+          f" seeds {SEEDS}\n")
+    for regime, copies in (("whole held-out topics", None), ("held-out topics cut to test shapes", held)):
+        scored, edges = held_out_edges(analyses, models, copies)
+        topics = np.array([q.topic_id for a in scored for q in a.topic.questions])
+        structure = scores_by_weight(scored, edges, {}, bias)[0].mean()
+        print(f"## {regime}: structure model alone {structure:.4f}\n")
+        print("| reader accuracy per option | reader alone | fused | weights chosen (per outer fold, per seed) |")
+        print("|---|---|---|---|")
+        for accuracy in ACCURACIES:
+            alone, fused, weights = [], [], []
+            for seed in SEEDS:
+                judgements = simulated_reader(questions, accuracy, seed)
+                alone.append(np.mean([question_score(frozenset(l for l in LABELS if judgements[(q.qid, l)].verdict), q.gold)
+                                      for a in scored for q in a.topic.questions]))
+                mean, chosen = nested_choice(scores_by_weight(scored, edges, judgements, bias), topics, args.folds)
+                fused.append(mean)
+                weights.append(chosen)
+            print(f"| {accuracy:.0%} | {np.mean(alone):.4f} | {np.mean(fused):.4f} | {weights} |", flush=True)
+        print()
+
+
+if __name__ == "__main__":
+    main()
