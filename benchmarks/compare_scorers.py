@@ -14,7 +14,6 @@ AUC of each document evidence feature alone, on the pairs of the topics that hav
 
 from __future__ import annotations
 
-import argparse
 import random
 from dataclasses import dataclass, replace
 from functools import partial
@@ -25,12 +24,12 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold
 
 from causalgraph.analysis.analyse import TopicAnalysis, subset_analysis
-from causalgraph.cli.common import describe_held, labelled_analyses, shipped_bias, target_shapes
-from causalgraph.config import DEFAULT_ENCODER
-from causalgraph.data import load_labelled
+from labelled import labelled_cv
+
+from causalgraph.cli.common import describe_held, shipped_bias
 from causalgraph.graph.features import FEATURES, STRUCTURE_FEATURES, PairTable
 from causalgraph.learn.crossval import (TRAIN_COPIES, FoldResult, bootstrap_interval, fit_scorer, held_out_edges,
-                                        held_out_scores, resized_sets)
+                                        held_out_scores)
 from causalgraph.learn.scorer import EdgeScorer
 from causalgraph.reason.solve import SolverParams
 from causalgraph.text.embed import encode
@@ -118,13 +117,7 @@ def evidence_feature_aucs(analyses) -> list[tuple[str, float]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", required=True)
-    parser.add_argument("--folds", type=int, default=5)
-    args = parser.parse_args()
-    analyses = labelled_analyses(load_labelled(args.data), DEFAULT_ENCODER)
-    shapes = target_shapes(args.data, "test")
-    extra, held = resized_sets(analyses, shapes)
+    args, analyses, shapes, extra, held = labelled_cv(__doc__)
     sized = size_only_copies(analyses, shapes, TRAIN_COPIES, seed=1)
     bias = shipped_bias()
     topics = np.array([a.topic.topic_id for a in analyses])

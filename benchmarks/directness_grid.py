@@ -9,14 +9,13 @@ shapes. Grouped CV kept both penalties at 0, so the group is not part of the shi
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 from pathlib import Path
 
-from causalgraph.cli.common import labelled_analyses, shipped_bias, target_shapes
-from causalgraph.config import DEFAULT_ENCODER
-from causalgraph.data import load_labelled
-from causalgraph.learn.crossval import bootstrap_interval, fold_scorers, held_out_edges, held_out_scores, resized_sets
+from labelled import labelled_cv
+
+from causalgraph.cli.common import shipped_bias
+from causalgraph.learn.crossval import bootstrap_interval, fold_scorers, held_out_edges, held_out_scores
 from causalgraph.reason import solve
 from causalgraph.reason.solve import SolverParams
 
@@ -32,12 +31,7 @@ GRID = ((0, 0), (50, 0), (100, 0), (200, 0), (0, 25), (0, 50))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", required=True)
-    parser.add_argument("--folds", type=int, default=5)
-    args = parser.parse_args()
-    analyses = labelled_analyses(load_labelled(args.data), DEFAULT_ENCODER)
-    extra, held = resized_sets(analyses, target_shapes(args.data, "test"))
+    args, analyses, _, extra, held = labelled_cv(__doc__)
     models = fold_scorers(analyses, args.folds, extra=extra)
     bias = shipped_bias()
     shipped_files = solve.program_files

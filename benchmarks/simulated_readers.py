@@ -11,16 +11,16 @@ own score (its hard answers as they are; an empty answer scores 0) and the struc
 
 from __future__ import annotations
 
-import argparse
 import random
 
 import numpy as np
 from sklearn.model_selection import GroupKFold
 
-from causalgraph.cli.common import labelled_analyses, shipped_bias, target_shapes
-from causalgraph.config import DEFAULT_ENCODER
-from causalgraph.data import LABELS, load_labelled, question_score
-from causalgraph.learn.crossval import fold_scorers, held_out_edges, resized_sets
+from labelled import labelled_cv
+
+from causalgraph.cli.common import shipped_bias
+from causalgraph.data import LABELS, question_score
+from causalgraph.learn.crossval import fold_scorers, held_out_edges
 from causalgraph.readers.base import Judgement, ReaderJudgements
 from causalgraph.reason.solve import SolverParams, solve_analysis
 
@@ -61,12 +61,7 @@ def nested_choice(by_weight: dict[int, np.ndarray], topics: np.ndarray, folds: i
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", required=True)
-    parser.add_argument("--folds", type=int, default=5)
-    args = parser.parse_args()
-    analyses = labelled_analyses(load_labelled(args.data), DEFAULT_ENCODER)
-    extra, held = resized_sets(analyses, target_shapes(args.data, "test"))
+    args, analyses, _, extra, held = labelled_cv(__doc__)
     models = fold_scorers(analyses, args.folds, extra=extra)
     bias = shipped_bias()
     questions = [q for a in analyses for q in a.topic.questions]

@@ -8,6 +8,7 @@ import pytest
 
 from causalgraph.analysis import cache
 from causalgraph.cli import answer
+from causalgraph.run import batch
 
 from .conftest import generated_topic, question_row, write_data
 
@@ -85,13 +86,16 @@ def test_keep_going_writes_the_other_topics_and_names_the_failed_one(with_failin
     assert len(ids) == question_count(with_failing_topic) - 1 and "bad-1" not in ids
 
 
-def test_topic_without_documents_is_answered_and_says_so(tmp_path, caplog):
+def test_topic_without_documents_is_answered_and_says_so(tmp_path, caplog, monkeypatch):
     rows, _ = generated_topic(9, seed=3)
     data = write_data(tmp_path / "d", "test", rows, [])
     code, out, explain = run(data, tmp_path / "o", split="test")
     assert code == 0 and len(out.splitlines()) == len(rows)
     assert all(json.loads(line)["documents"] == 0 for line in explain.splitlines())
-    assert "topic 9 has no documents; answering from the question texts only" in caplog.text
+    assert "no documents" not in caplog.text  # the shipped scorer reads none: nothing to warn about
+    monkeypatch.setattr(batch, "reads_documents", lambda scorer: True)  # a scorer that would use them
+    code, _, _ = run(data, tmp_path / "o2", "--no-cache", split="test")
+    assert code == 0 and "topic 9 has no documents; answering from the question texts only" in caplog.text
 
 
 def test_dask_cluster_gives_the_same_bytes(two_topics, tmp_path):
@@ -113,3 +117,22 @@ def test_dask_scheduler_without_dask_is_a_clear_error(demo_dir, tmp_path, monkey
 def test_bad_run_options_are_usage_errors(option):
     with pytest.raises(SystemExit):
         answer.main(["--demo", *option])
+
+
+def test_the_answer_path_reads_no_documents_while_the_scorer_uses_none(two_topics, tmp_path, monkeypatch):
+    from causalgraph.analysis import analyse
+    from causalgraph.analysis.analyse import analyse_topic
+    from causalgraph.config import DEFAULT_MODEL
+    from causalgraph.data import load_split
+    from causalgraph.learn.scorer import load_scorer, reads_documents
+    from causalgraph.run.batch import answer_topic
+
+    scorer, encoder = load_scorer(DEFAULT_MODEL)
+    assert not reads_documents(scorer)
+    for topic in load_split(two_topics, "sample"):  # reading them would change no answer
+        read, unread = (answer_topic(analyse_topic(topic, encoder, documents), scorer)[1] for documents in (True, False))
+        assert read.answers == unread.answers and topic.documents
+    real = analyse.extract_topic
+    monkeypatch.setattr(analyse, "extract_topic", lambda docs: real(docs) if not docs else pytest.fail("spaCy ran"))
+    code, out, explain = run(two_topics, tmp_path / "o")
+    assert code == 0 and all(not json.loads(line)["documents_read"] for line in explain.splitlines())

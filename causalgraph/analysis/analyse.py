@@ -36,12 +36,13 @@ class TopicAnalysis:
         return np.array([labels[p] for p in self.table.pairs], dtype=bool)
 
 
-def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER) -> TopicAnalysis:
-    """Build the graph, run spaCy over the documents, link events to evidence and compute pair features."""
+def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool = True) -> TopicAnalysis:
+    """Build the graph, run spaCy over the documents (unless `documents` is False: then the analysis holds no
+    evidence and zero document features), link events to evidence and compute pair features."""
     graph = build_graph(topic)
     texts = [graph.nodes[n]["text"] for n in graph]
     vectors = encode(texts, encoder)
-    extraction = extract_topic(topic.documents)
+    extraction = extract_topic(topic.documents if documents else [])
     pairs = candidate_pairs(graph)
     evidence, features = {}, None
     if extraction.sentences:

@@ -25,7 +25,7 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from ..config import PACKAGE_DIR, default_cache_dir
+from ..config import PACKAGE_DIR
 from ..data import Topic
 from ..text.embed import resolve_model_path
 from .analyse import TopicAnalysis, analyse_topic
@@ -93,11 +93,13 @@ class AnalysisCache:
     root: Path
     encoder: str
     salt: str
+    documents: bool = True  # whether the analyses read the documents
 
     @classmethod
-    def open(cls, root: str | os.PathLike, encoder: str) -> "AnalysisCache":
-        salt = hashlib.sha256(f"{code_version()}\n{environment_version()}\n{encoder_version(encoder)}".encode())
-        return cls(Path(root).expanduser().resolve(), encoder, salt.hexdigest())
+    def open(cls, root: str | os.PathLike, encoder: str, documents: bool = True) -> "AnalysisCache":
+        salt = hashlib.sha256(
+            f"{code_version()}\n{environment_version()}\n{encoder_version(encoder)}\ndocuments={documents}".encode())
+        return cls(Path(root).expanduser().resolve(), encoder, salt.hexdigest(), documents)
 
     def path(self, topic: Topic) -> Path:
         key = hashlib.sha256(f"{self.salt}\n{topic_digest(topic)}".encode()).hexdigest()
@@ -146,6 +148,6 @@ class AnalysisCache:
         analysis = self.load(topic)
         if analysis is not None:
             return analysis, True
-        analysis = analyse_topic(topic, self.encoder)
+        analysis = analyse_topic(topic, self.encoder, self.documents)
         self.store(topic, analysis)
         return analysis, False

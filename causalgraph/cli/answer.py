@@ -16,6 +16,7 @@ from ..analysis.cache import AnalysisCache
 from ..config import DEFAULT_MODEL, DEMO_DATA, default_cache_dir
 from ..data import DataError, Topic, load_split
 from ..readers.llm import EndpointError
+from ..learn.scorer import reads_documents
 from ..reason.explain import reason_line
 from ..reason.solve import SWITCHABLE, SolverParams
 from ..run.batch import STAGES, Settings, TopicAnswer, answer_topics, scorer_for
@@ -106,8 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         topics = load_split(data, split, args.topics)
         readers = load_readers(args, data, split, topics)
         model = args.model.resolve()
-        _, encoder = scorer_for(model)
-        cache = None if args.no_cache else AnalysisCache.open(args.cache_dir, encoder)
+        scorer, encoder = scorer_for(model)
+        cache = None if args.no_cache else AnalysisCache.open(args.cache_dir, encoder, reads_documents(scorer))
     except (DataError, OSError, ValueError, EndpointError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

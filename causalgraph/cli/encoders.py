@@ -7,7 +7,6 @@ from __future__ import annotations
 import sys
 import time
 
-import numpy as np
 from sklearn.metrics import roc_auc_score
 
 from ..learn.crossval import (TopicShape, bootstrap_interval, fold_scorers, held_out_edges, held_out_probabilities,

@@ -62,6 +62,11 @@ class EdgeScorer(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 
+def reads_documents(scorer: EdgeScorer) -> bool:
+    """Whether the scorer uses any document feature; if not, answering need not read the documents."""
+    return bool(set(scorer.features) - set(STRUCTURE_FEATURES))
+
+
 def edge_scores(table: PairTable, scorer: EdgeScorer) -> dict[tuple[int, int], float]:
     """P(cause) of every candidate edge of a topic."""
     return dict(zip(table.pairs, map(float, scorer.predict_proba(table.frame())[:, 1])))

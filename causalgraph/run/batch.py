@@ -14,7 +14,7 @@ from typing import Iterator
 from ..analysis.analyse import TopicAnalysis, analyse_topic
 from ..analysis.cache import AnalysisCache
 from ..data import Topic
-from ..learn.scorer import EdgeScorer, edge_scores, load_scorer, with_scorer_bias
+from ..learn.scorer import EdgeScorer, edge_scores, load_scorer, reads_documents, with_scorer_bias
 from ..readers.base import ReaderJudgements
 from ..reason.explain import explain_question
 from ..reason.solve import Solution, SolverParams, solve_analysis
@@ -56,13 +56,15 @@ def scorer_for(model: Path) -> tuple[EdgeScorer, str]:
 def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
     """Analyse (or read from the cache), score and solve one topic."""
     scorer, encoder = scorer_for(settings.model)
-    if settings.cache is not None and settings.cache.encoder != encoder:
-        raise ValueError(f"the cache is for encoder {settings.cache.encoder!r}, the model uses {encoder!r}")
-    if not topic.documents:
+    documents = reads_documents(scorer)
+    if settings.cache is not None and (settings.cache.encoder, settings.cache.documents) != (encoder, documents):
+        raise ValueError(f"the cache is for encoder {settings.cache.encoder!r} (documents read: "
+                         f"{settings.cache.documents}), the model uses {encoder!r} (documents read: {documents})")
+    if documents and not topic.documents:
         log.warning("topic %s has no documents; answering from the question texts only", topic.topic_id)
     start = time.perf_counter()
     if settings.cache is None:
-        analysis, cached = analyse_topic(topic, encoder), False
+        analysis, cached = analyse_topic(topic, encoder, documents), False
     else:
         analysis, cached = settings.cache.analyse(topic)
     analysed = time.perf_counter()
@@ -73,7 +75,8 @@ def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
     solution = solve_analysis(analysis, scores, settings.without, params, settings.time_limit, readers)
     solved = time.perf_counter()
     records = [
-        {**explain_question(q, analysis.graph, scores, solution, readers), "documents": len(topic.documents)}
+        {**explain_question(q, analysis.graph, scores, solution, readers), "documents": len(topic.documents),
+         "documents_read": documents}
         for q in topic.questions
     ]
     seconds = dict(zip(STAGES, (analysed - start, scored - analysed, solved - scored)))

@@ -1,0 +1,23 @@
+"""What the benchmark scripts share: their options, and the labelled topics' analyses with the copies cut to
+the test split's shapes (see causalgraph.learn.crossval.resized_sets)."""
+
+from __future__ import annotations
+
+import argparse
+
+from causalgraph.cli.common import labelled_analyses, target_shapes
+from causalgraph.config import DEFAULT_ENCODER
+from causalgraph.data import load_labelled
+from causalgraph.learn.crossval import resized_sets
+
+
+def labelled_cv(doc: str):
+    """Parse --data and --folds; return (args, analyses, test shapes, training copies, held-out copies)."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--folds", type=int, default=5)
+    args = parser.parse_args()
+    analyses = labelled_analyses(load_labelled(args.data), DEFAULT_ENCODER)
+    shapes = target_shapes(args.data, "test")
+    extra, held = resized_sets(analyses, shapes)
+    return args, analyses, shapes, extra, held
