@@ -74,16 +74,25 @@ def main() -> None:
         print(f"## {regime}: structure model alone {structure:.4f}\n")
         print("| reader accuracy per option | reader alone | fused | weights chosen (per outer fold, per seed) |")
         print("|---|---|---|---|")
+        by_weight = {}
         for accuracy in ACCURACIES:
             alone, fused, weights = [], [], []
             for seed in SEEDS:
                 judgements = simulated_reader(questions, accuracy, seed)
                 alone.append(np.mean([question_score(frozenset(l for l in LABELS if judgements[(q.qid, l)].verdict), q.gold)
                                       for a in scored for q in a.topic.questions]))
-                mean, chosen = nested_choice(scores_by_weight(scored, edges, judgements, bias), topics, args.folds)
+                scores = scores_by_weight(scored, edges, judgements, bias)
+                by_weight[accuracy] = [by_weight.get(accuracy, [0] * len(WEIGHTS))[i] + scores[w].mean() / len(SEEDS)
+                                       for i, w in enumerate(WEIGHTS)]
+                mean, chosen = nested_choice(scores, topics, args.folds)
                 fused.append(mean)
                 weights.append(chosen)
             print(f"| {accuracy:.0%} | {np.mean(alone):.4f} | {np.mean(fused):.4f} | {weights} |", flush=True)
+        print(f"\nMean fused score by fixed weight ({regime}, mean of the seeds)\n")
+        print("| reader accuracy per option | " + " | ".join(f"weight {w}" for w in WEIGHTS) + " |")
+        print("|---|" + "---|" * len(WEIGHTS))
+        for accuracy, means in by_weight.items():
+            print(f"| {accuracy:.0%} | " + " | ".join(f"{m:.4f}" for m in means) + " |")
         print()
 
 

@@ -8,27 +8,30 @@ import pytest
 from causalgraph.cli import answer
 from causalgraph.learn.crossval import fold_scorers, held_out_edges, held_out_scores
 from causalgraph.data import load_labelled
-from causalgraph.analysis.analyse import analyse_topic
+from causalgraph.cli.common import labelled_analyses
+from causalgraph.config import DEFAULT_ENCODER
 
 pytestmark = pytest.mark.slow
 
 
 def test_test_split_answers_all_612_questions_in_time(aer, tmp_path):
-    """Cold (no cache), on both cores: BENCHMARKS.md measured 259 s with 2 workers, 332 s with one."""
+    """Cold (no cache), on both cores: BENCHMARKS.md measured 9.8 s with 2 workers, 9.4 s with one; the bound
+    leaves six times that, and stays far below the 150 s target."""
     out = tmp_path / "test.jsonl"
     start = time.time()
     args = ["--data", str(aer), "--split", "test", "--out", str(out), "--quiet", "--no-cache", "--workers", "2"]
     assert answer.main(args) == 0
-    assert time.time() - start < 300
+    assert time.time() - start < 60
     rows = [json.loads(l) for l in out.read_text().splitlines()]
     assert len(rows) == 612 and len({r["id"] for r in rows}) == 612
     assert all(r["answer"] and set(r["answer"].split(",")) <= set("ABCD") for r in rows)
 
 
 def test_grouped_cv_reaches_the_spine_bar(aer):
-    analyses = [analyse_topic(t) for t in load_labelled(aer)]
+    """Whole held-out topics, no training copies, bias 0: measured 0.9547; the bar leaves 0.025."""
+    analyses = labelled_analyses(load_labelled(aer), DEFAULT_ENCODER)
     result = held_out_scores(*held_out_edges(analyses, fold_scorers(analyses, 5)))
-    assert result.mean >= 0.78
+    assert result.mean >= 0.93
 
 
 def test_warm_rerun_of_the_test_split_is_byte_identical(aer, tmp_path, analysis_cache):

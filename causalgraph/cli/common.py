@@ -21,7 +21,7 @@ from ..reason.solve import MAX_CONSTANT, SWITCHABLE
 
 
 # Reader weight (percent) when none is given: see BENCHMARKS.md, "Readers".
-DEFAULT_READER_WEIGHT = 100
+DEFAULT_READER_WEIGHT = 200
 
 
 def parse_groups(text: str) -> frozenset[str]:

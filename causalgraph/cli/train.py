@@ -74,7 +74,7 @@ def model_card(args: argparse.Namespace, scorer: EdgeScorer, report: dict, shape
 - Model: scikit-learn HistGradientBoostingClassifier (max_iter={scorer.max_iter}, learning_rate={scorer.learning_rate},
   max_leaf_nodes={scorer.max_leaf_nodes}, random_state {scorer.random_state}) over the pair features
   {", ".join(scorer.features)}.
-  Document evidence features are {"used" if set(scorer.features) - set(STRUCTURE_FEATURES) else "computed (for explanations) but not used: they did not raise grouped-CV accuracy"}.
+  Document evidence features are {"used" if set(scorer.features) - set(STRUCTURE_FEATURES) else "not used: they did not raise grouped-CV accuracy, so `answer` does not read the documents"}.
 - Precision bias chosen by grouped CV on all labelled topics: {scorer.bias} (log-odds x 100).
 - Training pairs: the labelled topics whole, plus {TRAIN_COPIES if shapes else 0} copies of each cut to random subsets of
   questions with the shapes of the `{args.resize_to}` split's topics{f" ({describe_shapes(shapes)})" if shapes else ""}, since the
@@ -82,6 +82,7 @@ def model_card(args: argparse.Namespace, scorer: EdgeScorer, report: dict, shape
 - Encoder for the similarity features: `{args.encoder}` (frozen).
 - Data: every labelled question of `{args.data}` (train + dev + sample): {n_topics} topics, {report['n_pairs']}
   distinct (cause, target) pairs; {report['n_pairs_with_docs']} of them in topics with documents ({report['doc_topics']}).
+- The AER scores below are those of the whole answer set program in `rules/` at the chosen bias.
 - Command: `python -m causalgraph.train --data {args.data} --folds {args.folds} --resize-to {args.resize_to}`
 
 {format_report(report, args.folds, shapes)}
