@@ -182,3 +182,15 @@ def test_evaluate_reports_labels_as_written_and_scores_an_empty_answer_zero(tmp_
     assert evaluate.main(["--pred", str(empty), "--gold", str(gold)]) == 0
     assert "score 0.5000 over 2 questions" in capsys.readouterr().out
     assert "empty answer for 'q1'; it scores 0" in caplog.text
+
+
+def test_a_closed_output_pipe_ends_quietly(tmp_path):
+    import subprocess
+    import sys
+
+    # the reader goes away before the demo prints anything (answering it takes seconds)
+    process = subprocess.Popen([sys.executable, "-m", "causalgraph.answer", "--demo", "--quiet"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process.stdout.close()
+    stderr = process.stderr.read()
+    assert process.wait() == 141 and "Traceback" not in stderr

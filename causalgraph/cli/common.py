@@ -98,12 +98,15 @@ def load_readers(args: argparse.Namespace, data, split: str, topics: list) -> tu
 
 def run_command(main, argv: list[str] | None = None) -> int:
     """Run a command's main; Ctrl-C ends it with one line and exit code 130 (outputs are written whole or not
-    at all, so nothing is half-written)."""
+    at all, so nothing is half-written), and a closed output pipe quietly with 141."""
     try:
         return main(argv)
     except KeyboardInterrupt:
         print("interrupted; nothing written", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # whoever read the output stopped (`| head`): end quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 def weight(text: str) -> int:
