@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from causalgraph.data import LABELS, Question, Topic, load_questions, question_score
 from causalgraph.graph.topic import build_graph, candidate_pairs
-from causalgraph.run.output import write_jsonl
+from causalgraph.run.output import jsonl, write_files
 from causalgraph.reason.solve import RELAXABLE, SolverParams, solve_topic
 
 from .conftest import NONE, assert_valid_solution
@@ -42,7 +42,7 @@ def as_row(q: Question) -> dict:
 def test_questions_survive_a_write_and_load(generated):
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "questions.jsonl"
-        write_jsonl(path, (as_row(q) for q in generated))
+        write_files({path: jsonl(as_row(q) for q in generated)})
         assert load_questions(path) == generated
 
 

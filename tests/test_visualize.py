@@ -14,7 +14,7 @@ from causalgraph.reason.explain import explain_question
 from causalgraph.analysis.analyse import analyse_topic
 from causalgraph.run.batch import answer_topic
 from causalgraph.learn.crossval import fit_scorer
-from causalgraph.learn.scorer import EdgeScorer, save_scorer
+from causalgraph.learn.scorer import EdgeScorer, dump_scorer
 
 from .pages import CLOSE, FAIL, GATES, IMG, INQUIRY, RAIN, SCRIPT, hostile_page, page_data
 
@@ -139,7 +139,7 @@ def test_short_labels_cut_at_a_word():
 
 def test_cli_writes_the_demo_page(demo, tmp_path, capsys):
     model = tmp_path / "scorer.joblib"
-    save_scorer(demo.scorer, model, "all-MiniLM-L6-v2")
+    model.write_bytes(dump_scorer(demo.scorer, "all-MiniLM-L6-v2"))
     out = tmp_path / "demo.html"
     assert visualize.main(["--demo", "--model", str(model), "--out", str(out)]) == 0
     assert "wrote" in capsys.readouterr().out

@@ -105,10 +105,10 @@ def main(argv: list[str] | None = None) -> int:
         outputs = check_outputs({"--out": args.out, "--explain": args.explain, "--timings": args.timings},
                                 [*data_files(data), args.model, *args.reader_scores])
         topics = load_split(data, split, args.topics)
-        readers = load_readers(args, data, split, topics)
         model = args.model.resolve()
         scorer, encoder = scorer_for(model)
         cache = None if args.no_cache else AnalysisCache.open(args.cache_dir, encoder, reads_documents(scorer))
+        readers = load_readers(args, data, split, topics)  # last: an LLM reader runs over every question
     except (DataError, OSError, ValueError, EndpointError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

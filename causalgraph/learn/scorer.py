@@ -79,9 +79,6 @@ def dump_scorer(scorer: EdgeScorer, encoder: str) -> bytes:
     return buffer.getvalue()
 
 
-def save_scorer(scorer: EdgeScorer, path: str | Path, encoder: str) -> None:
-    Path(path).write_bytes(dump_scorer(scorer, encoder))
-
 
 def load_scorer(path: str | Path) -> tuple[EdgeScorer, str]:
     """Load (scorer, encoder name); ValueError naming the file when it is not a scorer for these features."""

@@ -7,7 +7,12 @@ from dataclasses import dataclass, field
 
 # A hard verdict counts as this log-odds x 100 (P = 0.95) before the reader's weight scales it.
 HARD_LOG_ODDS = 294
-MAX_LOG_ODDS = 600  # probabilities are capped at log-odds +-6, like the edge scorer's
+
+
+def log_odds(p: float, cap: float = 6.0) -> int:
+    """A probability (the edge scorer's or a reader's) as integer log-odds x 100, capped at +-cap."""
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return int(round(100 * max(-cap, min(cap, math.log(p / (1 - p))))))
 
 
 @dataclass(frozen=True)
@@ -23,8 +28,7 @@ class Judgement:
         """The judgement as integer log-odds x 100: a probability's, capped, or +-HARD_LOG_ODDS for a verdict."""
         if self.probability is None:
             return HARD_LOG_ODDS if self.verdict else -HARD_LOG_ODDS
-        p = min(max(self.probability, 1e-6), 1 - 1e-6)
-        return int(round(max(-MAX_LOG_ODDS, min(MAX_LOG_ODDS, 100 * math.log(p / (1 - p))))))
+        return log_odds(self.probability)
 
     def as_record(self) -> dict:
         return {"probability": self.probability, "verdict": self.verdict, "log_odds": self.log_odds(),

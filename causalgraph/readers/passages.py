@@ -8,12 +8,9 @@ import re
 from rank_bm25 import BM25Okapi
 
 from ..data import Question, Topic
+from ..text.evidence import word_tokens
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
-
-
-def _tokens(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
 
 
 class PassageIndex:
@@ -22,12 +19,12 @@ class PassageIndex:
     def __init__(self, topic: Topic):
         self.passages = [(doc.title, s.strip()) for doc in topic.documents for s in SENTENCE_END.split(doc.content)
                          if len(s.split()) >= 4]
-        self.bm25 = BM25Okapi([_tokens(text) or ["_"] for _, text in self.passages]) if self.passages else None
+        self.bm25 = BM25Okapi([word_tokens(text) or ["_"] for _, text in self.passages]) if self.passages else None
 
     def for_question(self, question: Question, k: int = 6) -> list[tuple[str, str]]:
         """The k passages (title, sentence) most relevant to the question's target and options, in document order."""
         if self.bm25 is None:
             return []
-        scores = self.bm25.get_scores(_tokens(" ".join([question.target, *question.options])))
+        scores = self.bm25.get_scores(word_tokens(" ".join([question.target, *question.options])))
         best = sorted(range(len(self.passages)), key=lambda i: (-scores[i], i))[:k]
         return [self.passages[i] for i in sorted(best) if scores[i] > 0]

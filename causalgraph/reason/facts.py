@@ -5,13 +5,12 @@ and `read_atoms` unifies an answer set's shown symbols against the output predic
 
 from __future__ import annotations
 
-import math
 from typing import Iterable
 
 import networkx as nx
 from clorm import ConstantField, FactBase, IntegerField, Predicate, StringField, unify
 
-from ..readers.base import ReaderJudgements
+from ..readers.base import ReaderJudgements, log_odds
 
 # --- input facts ---
 
@@ -159,12 +158,6 @@ def describe(atom: Excluded | Forced) -> str:
     """What a rule atom means, in words."""
     name = type(atom).meta.name
     return ATOM_TEXT[(name, getattr(atom, "group", None))]
-
-
-def log_odds(p: float, cap: float = 6.0) -> int:
-    """P(cause) as integer log-odds x 100, capped at +-cap."""
-    p = min(max(p, 1e-6), 1 - 1e-6)
-    return int(round(100 * max(-cap, min(cap, math.log(p / (1 - p))))))
 
 
 def topic_facts(graph: nx.DiGraph, scores: dict[tuple[int, int], float], after: Iterable[tuple[int, int]],

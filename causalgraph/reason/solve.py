@@ -147,25 +147,29 @@ def _solve_once(facts, files, groups, params: SolverParams, time_limit: float | 
     return found
 
 
-def _relaxing(facts, files, active: list[str], params: SolverParams, time_limit: float | None, where: str):
-    """Solve; while unsatisfiable, drop the first group of clingo's unsat core whose dropping alone restores an
-    answer set (else the core's first), with a warning. Returns (atoms, cost, optimal) and the dropped groups."""
+def _relaxing(facts, files, active: list[str], params: SolverParams, time_limit: float | None, where: str,
+              found=None):
+    """Solve (unless `found` is this program's result already); while unsatisfiable, drop the first group of
+    clingo's unsat core whose dropping alone restores an answer set (else the core's first), with a warning.
+    Returns (atoms, cost, optimal) and the dropped groups."""
     dropped: list[str] = []
-    while True:
+    if found is None:
         found = _solve_once(facts, files, active, params, time_limit)
-        if not isinstance(found, Unsat):
-            return found, tuple(dropped)
+    while isinstance(found, Unsat):
         core = [g for g in RELAXABLE if g in found.core]
         if not core:
             raise RuntimeError(f"{where}: unsatisfiable even without the relaxable rule groups")
-        drop = core[0]
+        trials = {}  # each trial is the solve of the program with that group dropped: the next `found`
         for group in core:
-            if not isinstance(_solve_once(facts, files, [g for g in active if g != group], params, time_limit), Unsat):
-                drop = group
+            trials[group] = _solve_once(facts, files, [g for g in active if g != group], params, time_limit)
+            if not isinstance(trials[group], Unsat):
                 break
+        drop = group if not isinstance(trials[group], Unsat) else core[0]
         log.warning("%s: program unsatisfiable; dropping rule group %r (unsat core: %s)", where, drop, ", ".join(core))
         dropped.append(drop)
         active = [g for g in active if g != drop]
+        found = trials[drop]
+    return found, tuple(dropped)
 
 
 def _questions(graph: nx.DiGraph, qids: list[str]) -> nx.DiGraph:
@@ -184,23 +188,25 @@ def solve_topic(
     time_limit: float | None = None,
     readers: tuple[ReaderJudgements, ...] = (),
 ) -> Solution:
-    """Solve a whole topic at once, fusing the judgements of `readers` (rules/readers.lp) where given. When the program is unsatisfiable, a question that is unsatisfiable on its
-    own is named and answered on its own; then, while the rest is unsatisfiable, the rule groups of clingo's
-    unsat core (one assumption per relaxable group) are dropped, with a warning, and named in the solution.
+    """Solve a whole topic at once, fusing the judgements of `readers` (rules/readers.lp) where given. When the
+    program is unsatisfiable, a question that is unsatisfiable on its own is named and answered on its own;
+    then, while the rest is unsatisfiable, the rule groups of clingo's unsat core (one assumption per relaxable
+    group) are dropped, with a warning, and named in the solution.
     With a time limit, the best answer set found so far is used (`optimal` is then False)."""
     topic_id = graph.graph["topic_id"]
     files = program_files(without) + ([RULES_DIR / "readers.lp"] if readers else [])
     active = [g for g in RELAXABLE if g not in without]
     qids = list(graph.graph["questions"])
     found = _solve_once(topic_facts(graph, scores, after, readers), files, active, params, time_limit)
-    impossible = []
+    alone_facts, alone_found = {}, {}  # for each question solved on its own: its facts and first result
     if isinstance(found, Unsat):
-        impossible = [q for q in qids if isinstance(
-            _solve_once(topic_facts(_questions(graph, [q]), scores, after, readers), files, active, params, time_limit),
-            Unsat)]
-        if impossible:
-            log.warning("topic %s: question(s) %s cannot be answered under the rules even on their own; "
-                        "answering each on its own, the rest of the topic together", topic_id, ", ".join(impossible))
+        for q in qids:
+            alone_facts[q] = topic_facts(_questions(graph, [q]), scores, after, readers)
+            alone_found[q] = _solve_once(alone_facts[q], files, active, params, time_limit)
+    impossible = [q for q in qids if isinstance(alone_found.get(q), Unsat)]
+    if impossible:
+        log.warning("topic %s: question(s) %s cannot be answered under the rules even on their own; "
+                    "answering each on its own, the rest of the topic together", topic_id, ", ".join(impossible))
     parts, alone = [], {}
     rest = [q for q in qids if q not in impossible]
     if not isinstance(found, Unsat):
@@ -209,8 +215,8 @@ def solve_topic(
         facts = topic_facts(_questions(graph, rest), scores, after, readers)
         parts.append(_relaxing(facts, files, active, params, time_limit, f"topic {topic_id}"))
     for q in impossible:
-        facts = topic_facts(_questions(graph, [q]), scores, after, readers)
-        parts.append(_relaxing(facts, files, active, params, time_limit, f"topic {topic_id}, question {q}"))
+        parts.append(_relaxing(alone_facts[q], files, active, params, time_limit, f"topic {topic_id}, question {q}",
+                               alone_found[q]))
         alone[q] = parts[-1][1]
     optimal = all(found[2] for found, _ in parts)
     if not optimal:

@@ -94,7 +94,3 @@ def jsonl(records: Iterable[dict]) -> str:
     """One JSON object a line."""
     return "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
 
-
-def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
-    """Write one JSON object a line, atomically."""
-    write_files({Path(path): jsonl(records)})

@@ -35,7 +35,7 @@ class EventEvidence:
     best: dict[int, list[tuple[int, float]]]
 
 
-def _tokens(text: str) -> list[str]:
+def word_tokens(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
 
@@ -43,8 +43,8 @@ def relevance(extraction: TopicExtraction, event_texts: list[str], event_vectors
               sentence_vectors: np.ndarray) -> np.ndarray:
     """relevance[event, sentence]: cosine similarity plus a share of the normalised BM25 score."""
     cosine = event_vectors @ sentence_vectors.T
-    bm25 = BM25Okapi([_tokens(s.text) or ["_"] for s in extraction.sentences])
-    lexical = np.array([bm25.get_scores(_tokens(t)) for t in event_texts])
+    bm25 = BM25Okapi([word_tokens(s.text) or ["_"] for s in extraction.sentences])
+    lexical = np.array([bm25.get_scores(word_tokens(t)) for t in event_texts])
     lexical /= np.maximum(lexical.max(axis=1, keepdims=True), 1e-9)
     return cosine + BM25_WEIGHT * lexical
 
