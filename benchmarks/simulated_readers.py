@@ -14,18 +14,16 @@ from __future__ import annotations
 import random
 
 import numpy as np
-from sklearn.model_selection import GroupKFold
 
 from labelled import labelled_cv
 
 from causalgraph.cli.common import shipped_bias
 from causalgraph.data import LABELS, question_score
 from causalgraph.learn.crossval import fold_scorers, held_out_edges
-from causalgraph.readers.base import Judgement, ReaderJudgements
-from causalgraph.reason.solve import SolverParams, solve_analysis
+from causalgraph.learn.fusion import READER_WEIGHTS as WEIGHTS, nested_choice, question_topics, scores_by_weight
+from causalgraph.readers.base import Judgement
 
 ACCURACIES = (0.6, 0.7, 0.8, 0.9, 0.95)
-WEIGHTS = (0, 25, 50, 100, 200, 400, 800)
 SEEDS = (0, 1, 2)
 
 
@@ -34,30 +32,6 @@ def simulated_reader(questions, accuracy: float, seed: int) -> dict[tuple[str, s
     rng = random.Random(f"{seed}-{accuracy}")
     return {(q.qid, label): Judgement(verdict=(label in q.gold) != (rng.random() > accuracy))
             for q in sorted(questions, key=lambda q: q.qid) for label in LABELS}
-
-
-def scores_by_weight(scored, edges, judgements, bias: int) -> dict[int, np.ndarray]:
-    """Per-question scores of the fused program for every weight of the grid."""
-    out = {}
-    for weight in WEIGHTS:
-        reader = ReaderJudgements("simulated", judgements, weight)
-        row = []
-        for analysis, e in zip(scored, edges):
-            solution = solve_analysis(analysis, e, params=SolverParams(bias=bias),
-                                      readers=(reader.for_questions(q.qid for q in analysis.topic.questions),))
-            row += [question_score(solution.answers[q.qid], q.gold) for q in analysis.topic.questions]
-        out[weight] = np.array(row)
-    return out
-
-
-def nested_choice(by_weight: dict[int, np.ndarray], topics: np.ndarray, folds: int) -> tuple[float, list[int]]:
-    """Mean held-out score when each outer fold takes the weight that scores best on its training topics."""
-    held, chosen = np.zeros(len(topics)), []
-    for train, test in GroupKFold(n_splits=folds).split(topics, groups=topics):
-        best = max(WEIGHTS, key=lambda w: (by_weight[w][train].mean(), -w))
-        chosen.append(best)
-        held[test] = by_weight[best][test]
-    return float(held.mean()), chosen
 
 
 def main() -> None:
@@ -69,7 +43,7 @@ def main() -> None:
           f" seeds {SEEDS}\n")
     for regime, copies in (("whole held-out topics", None), ("held-out topics cut to test shapes", held)):
         scored, edges = held_out_edges(analyses, models, copies)
-        topics = np.array([q.topic_id for a in scored for q in a.topic.questions])
+        topics = question_topics(scored)
         structure = scores_by_weight(scored, edges, {}, bias)[0].mean()
         print(f"## {regime}: structure model alone {structure:.4f}\n")
         print("| reader accuracy per option | reader alone | fused | weights chosen (per outer fold, per seed) |")

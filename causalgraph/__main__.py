@@ -1,4 +1,5 @@
-"""`causalgraph COMMAND ...`: one entry point for answer, evaluate, train, ablation, encoders, nli, visualize."""
+"""`causalgraph COMMAND ...`: one entry point for answer, evaluate, train, ablation, encoders, nli, timeline,
+visualize."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import sys
 
 from .cli.common import run_command
 
-COMMANDS = ("answer", "evaluate", "train", "ablation", "encoders", "nli", "visualize")
+COMMANDS = ("answer", "evaluate", "train", "ablation", "encoders", "nli", "timeline", "visualize")
 
 
 def main(argv: list[str] | None = None) -> int:

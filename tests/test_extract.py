@@ -29,6 +29,10 @@ CASES = {
     "after": ("After the gates jammed, the old dam failed.", "the gates jammed", "the old dam failed"),
     "in the wake of": ("Reforms began in the wake of the banking crisis.", "the banking crisis", "Reforms began"),
     "before": ("The team trained for months before the final match.", "The team trained for months", "the final match"),
+    "prior to": ("Shares were sold prior to the merger announcement.", "Shares were sold", "the merger announcement"),
+    "ahead of": ("Police closed the roads ahead of the summit meeting.", "Police closed the roads", "the summit meeting"),
+    "then": ("The levee broke and then the river flooded the farms.", "The levee broke", "the river flooded the farms"),
+    "subsequently": ("The minister resigned and subsequently the coalition collapsed.", "The minister resigned", "the coalition collapsed"),
 }
 
 

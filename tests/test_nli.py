@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from causalgraph.learn.pairmodel import PairExample, PairModel, hypothesis
+from causalgraph.readers.crossencoder import PairExample, PairModel, hypothesis
 
 
 def test_hypothesis_reads_as_a_cause():

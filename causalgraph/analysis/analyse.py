@@ -3,7 +3,7 @@ trained scorer or the rules (and so is what the cache holds)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import networkx as nx
 import numpy as np
@@ -16,6 +16,7 @@ from ..text.evidence import EVIDENCE_FEATURES, best_sentences, pair_evidence, re
 from ..text.extract import TopicExtraction, extract_topic
 from ..graph.topic import build_graph, candidate_pairs, gold_pair_labels
 from ..graph.features import PairTable, pair_table
+from ..graph.timeline import Timeline, build_timeline, timeline_graph
 
 
 @dataclass
@@ -29,37 +30,45 @@ class TopicAnalysis:
     extraction: TopicExtraction
     evidence: dict[int, list[tuple[str, str]]]  # node -> its best (document title, sentence) pairs
     encoder: str = DEFAULT_ENCODER
+    timeline: Timeline = field(default_factory=Timeline)
 
     def gold(self) -> np.ndarray:
         """Gold cause labels of the candidate pairs, in table order (topics with gold answers only)."""
         labels = gold_pair_labels(self.topic, self.graph)
         return np.array([labels[p] for p in self.table.pairs], dtype=bool)
 
+    def timeline_graph(self):
+        """The document timeline of the topic's events as a networkx graph (see graph.timeline)."""
+        texts = {self.graph.nodes[n]["norm"]: self.graph.nodes[n]["text"] for n in self.graph}
+        return timeline_graph(self.timeline, self.extraction, self.topic.documents, texts)
+
 
 def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool = True) -> TopicAnalysis:
     """Build the graph, run spaCy over the documents (unless `documents` is False: then the analysis holds no
-    evidence and zero document features), link events to evidence and compute pair features."""
+    evidence, no timeline and zero document features), link events to evidence, build the timeline and
+    compute pair features."""
     graph = build_graph(topic)
     texts = [graph.nodes[n]["text"] for n in graph]
     vectors = encode(texts, encoder)
     extraction = extract_topic(topic.documents if documents else [])
     pairs = candidate_pairs(graph)
-    evidence, features = {}, None
+    evidence, features, timeline = {}, None, Timeline()
     if extraction.sentences:
         rel = relevance(extraction, texts, vectors, encode([s.text for s in extraction.sentences], encoder))
         cue_vectors = (encode([c.cause for c in extraction.cues], encoder), encode([c.effect for c in extraction.cues], encoder))
         features = pair_evidence(extraction, rel, pairs, vectors, cue_vectors)
         for node, hits in best_sentences(rel).best.items():
             evidence[node] = [(extraction.titles[extraction.sentences[i].doc], extraction.sentences[i].text) for i, _ in hits]
-    return _assemble(topic, graph, vectors, features, extraction, evidence, encoder)
+        timeline = build_timeline(extraction, texts, [graph.nodes[n]["norm"] for n in graph], rel, vectors, cue_vectors)
+    return _assemble(topic, graph, vectors, features, extraction, evidence, encoder, timeline)
 
 
-def _assemble(topic, graph, vectors, features, extraction, evidence, encoder) -> TopicAnalysis:
+def _assemble(topic, graph, vectors, features, extraction, evidence, encoder, timeline) -> TopicAnalysis:
     table = pair_table(graph, vectors, features)
     after = later_pairs({n: graph.nodes[n]["text"] for n in graph}, table.pairs)
     for e, t in table.pairs:
         graph.edges[e, t]["dated_after"] = (e, t) in after
-    return TopicAnalysis(topic, graph, table, after, extraction, evidence, encoder)
+    return TopicAnalysis(topic, graph, table, after, extraction, evidence, encoder, timeline)
 
 
 def subset_analysis(analysis: TopicAnalysis, questions: list[int]) -> TopicAnalysis:
@@ -74,4 +83,4 @@ def subset_analysis(analysis: TopicAnalysis, questions: list[int]) -> TopicAnaly
     raw = analysis.table.evidence[:, : len(EVIDENCE_FEATURES)]
     features = np.array([raw[rows[(to_old[e], to_old[t])]] for e, t in candidate_pairs(graph)]).reshape(-1, raw.shape[1])
     evidence = {n: analysis.evidence[to_old[n]] for n in graph if to_old[n] in analysis.evidence}
-    return _assemble(topic, graph, vectors, features, analysis.extraction, evidence, analysis.encoder)
+    return _assemble(topic, graph, vectors, features, analysis.extraction, evidence, analysis.encoder, analysis.timeline)

@@ -15,6 +15,7 @@ from ..data import SPLITS, DataError, load_labelled, load_split
 from ..learn.crossval import HELD_COPIES, TopicShape
 from ..learn.scorer import load_scorer
 from ..readers.base import ReaderJudgements
+from ..readers.crossencoder import CrossEncoderReader
 from ..readers.llm import RESPONSE_FORMATS, LLMReader
 from ..readers.scores import load_reader_scores
 from ..reason.solve import MAX_CONSTANT, SWITCHABLE
@@ -71,6 +72,9 @@ def add_reader_options(parser: argparse.ArgumentParser) -> None:
                              "a line (repeatable)")
     parser.add_argument("--reader-weight", type=weight, default=DEFAULT_READER_WEIGHT,
                         help=f"percent by which each reader's log-odds are scaled in the fusion (default {DEFAULT_READER_WEIGHT})")
+    parser.add_argument("--crossencoder", metavar="MODEL",
+                        help="the cross-encoder reader: a folder written by `train --reader crossencoder --out`, or a hub "
+                             "name; it reads passages from the answered topics' documents")
     llm = parser.add_argument_group("LLM reader (any OpenAI-compatible chat-completions endpoint)")
     llm.add_argument("--llm-url", help="base URL of the endpoint, e.g. http://127.0.0.1:8080/v1")
     llm.add_argument("--llm-model", default="default", help="model name sent with each request")
@@ -83,17 +87,33 @@ def add_reader_options(parser: argparse.ArgumentParser) -> None:
 
 def load_readers(args: argparse.Namespace, data, split: str, topics: list) -> tuple[ReaderJudgements, ...]:
     """The readers of a run: the --reader-scores files (their ids checked against every question of the
-    split) and the LLM at --llm-url (run over the answered topics, its replies cached under --cache-dir)."""
+    split), the cross-encoder of --crossencoder and the LLM at --llm-url (both run over the answered topics,
+    their judgements cached under --cache-dir)."""
     readers = []
     if args.reader_scores:
         questions = {q.qid: q for topic in load_split(data, split) for q in topic.questions}
         readers += [load_reader_scores(path, questions, args.reader_weight) for path in args.reader_scores]
+    cache = None if getattr(args, "no_cache", False) else getattr(args, "cache_dir", default_cache_dir())
+    if args.crossencoder:
+        readers.append(crossencoder_reader(args.crossencoder, args.reader_weight, cache).judge(
+            topics, progress=not getattr(args, "quiet", False)))
     if args.llm_url:
-        cache = None if getattr(args, "no_cache", False) else getattr(args, "cache_dir", default_cache_dir())
         llm = LLMReader(args.llm_url, args.llm_model, args.llm_key_env, cache, args.llm_concurrency,
                         weight=args.reader_weight, response_format=args.llm_response_format)
         readers.append(llm.judge(topics, progress=not getattr(args, "quiet", False)))
     return tuple(readers)
+
+
+def crossencoder_reader(model: str, weight: int, cache_dir: Path | None) -> CrossEncoderReader:
+    """The cross-encoder reader of --crossencoder; OSError naming the option when it cannot be loaded."""
+    local = Path(model).expanduser()
+    if (local.exists() or model.startswith((".", "/", "~"))) and not (local / "config.json").is_file():
+        raise OSError(f"--crossencoder {model}: no model folder there (expected one written by "
+                      "`python -m causalgraph.train --reader crossencoder --out FOLDER`)")
+    try:
+        return CrossEncoderReader(local if local.exists() else model, weight=weight, cache_dir=cache_dir)
+    except OSError as err:
+        raise OSError(f"--crossencoder {model}: cannot load the model ({str(err).splitlines()[0]})") from None
 
 
 def run_command(main, argv: list[str] | None = None) -> int:

@@ -15,7 +15,8 @@ from ..config import DEFAULT_ENCODER
 from ..data import load_labelled
 from ..graph.features import STRUCTURE_FEATURES
 from ..learn.crossval import held_out_probabilities, training_data
-from ..learn.pairmodel import PairModel, labelled_examples, silver_examples
+from ..learn.pairmodel import labelled_examples, silver_examples
+from ..readers.crossencoder import PairModel
 from ..learn.scorer import EdgeScorer
 from .common import labelled_analyses, run_command
 

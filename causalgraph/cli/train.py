@@ -1,4 +1,5 @@
-"""`python -m causalgraph.train`: fit the edge scorer on train + dev + sample and write it with a model card."""
+"""`python -m causalgraph.train`: fit the edge scorer on train + dev + sample and write it with a model card
+(`--reader crossencoder`: train and measure the cross-encoder reader instead)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,15 @@ import numpy as np
 from sklearn.metrics import roc_auc_score
 
 from ..analysis.analyse import TopicAnalysis
-from ..config import DEFAULT_MODEL
+from ..config import DEFAULT_ENCODER, DEFAULT_MODEL
 from ..learn.crossval import (TRAIN_COPIES, TopicShape, bootstrap_interval, choose_bias, fit_scorer,
                               held_out_probabilities, nested_held_out_scores, resized_sets)
 from ..graph.features import STRUCTURE_FEATURES
 from ..learn.scorer import EdgeScorer, dump_scorer
 from ..run.output import check_outputs, write_files
-from .common import cv_inputs, cv_parser, data_files, describe_held, describe_shapes, labelled_analyses, run_command
+from .common import (cv_inputs, cv_parser, data_files, describe_held, describe_shapes, labelled_analyses, positive,
+                     run_command)
+from .train_reader import crossencoder_main
 
 
 def cv_report(analyses: list[TopicAnalysis], folds: int, shapes: list[TopicShape]) -> dict:
@@ -93,12 +96,22 @@ def model_card(args: argparse.Namespace, scorer: EdgeScorer, report: dict, shape
 
 def main(argv: list[str] | None = None) -> int:
     parser = cv_parser("python -m causalgraph.train", __doc__, min_folds=3)  # nested: the inner CV needs 2
-    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
+    parser.add_argument("--out", type=Path, help=f"where to write the model (default {DEFAULT_MODEL}); with --reader, "
+                        "a folder, and without it the reader is only measured")
+    reader = parser.add_argument_group("the cross-encoder reader (--reader crossencoder)")
+    reader.add_argument("--reader", choices=["crossencoder"], help="train this reader instead of the edge scorer")
+    reader.add_argument("--base", default=DEFAULT_ENCODER, help="encoder to fine-tune: local path or hub name")
+    reader.add_argument("--epochs", type=positive(int), default=3)
+    reader.add_argument("--seed", type=int, default=0)
+    reader.add_argument("--no-evidence", dest="evidence", action="store_false", help="read the question text alone")
     args = parser.parse_args(argv)
     inputs = cv_inputs(args)
     if inputs is None:
         return 2
     topics, shapes = inputs
+    if args.reader == "crossencoder":
+        return crossencoder_main(args, topics, shapes)
+    args.out = args.out or DEFAULT_MODEL
     card = args.out.with_suffix(".md")
     try:
         check_outputs({"--out": args.out, "its model card": card}, data_files(args.data))

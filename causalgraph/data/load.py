@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -12,6 +13,7 @@ from .records import (LABELS, MAX_DOCUMENT_CHARS, SPLITS, DataError, Document, Q
                       parse_topic_id)
 
 log = logging.getLogger(__name__)
+ISO_DATE = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])")
 
 
 def _warn(path: str | os.PathLike, where: str, problem: str) -> None:
@@ -122,9 +124,12 @@ def load_documents(path: str | os.PathLike) -> dict[int, tuple[str, list[Documen
             if len(text) > MAX_DOCUMENT_CHARS:
                 _warn(path, doc_where, f"{len(text):,} characters; keeping the first {MAX_DOCUMENT_CHARS:,}")
                 text = text[:MAX_DOCUMENT_CHARS]
-            docs.append(
-                Document(doc_id=doc_id, title=str(doc.get("title") or ""), content=text, source=str(doc.get("source") or ""))
-            )
+            date = str(doc.get("parsed_date") or "")
+            if date and not ISO_DATE.fullmatch(date):
+                _warn(path, doc_where, f"parsed_date {date!r} is not yyyy-mm-dd; ignored")
+                date = ""
+            docs.append(Document(doc_id=doc_id, title=str(doc.get("title") or ""), content=text,
+                                 source=str(doc.get("source") or ""), date=date))
         title, previous = topics.get(topic_id, (str(entry.get("topic", "")), []))
         topics[topic_id] = (title, previous + docs)
     return topics
@@ -183,8 +188,33 @@ def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | None
     return result
 
 
-def load_labelled(root: str | os.PathLike) -> list[Topic]:
-    """Every labelled question (train + dev + sample), grouped by topic, for training and grouped CV."""
+def load_train_evidence(root: str | os.PathLike) -> dict[int, list[Document]]:
+    """The partial evidence of `root/train-evidence/topics.json` by topic: each document lead and each passage
+    that other systems retrieved, as a document of its own (empty when the folder is absent)."""
+    path = Path(root) / "train-evidence" / "topics.json"
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(_read_text(path))
+    except json.JSONDecodeError as err:
+        raise DataError(path, f"line {err.lineno}", f"bad JSON ({err.msg})") from None
+    found: dict[int, list[Document]] = {}
+    for i, entry in enumerate(data if isinstance(data, list) else []):
+        where = f"topic entry {i}"
+        if not isinstance(entry, dict) or "topic_id" not in entry:
+            raise DataError(path, where, "expected an object with 'topic_id', 'doc_leads' and 'passages'")
+        tid = parse_topic_id(entry["topic_id"], path, where)
+        leads = [Document(f"{tid}-lead-{j}", str(d.get("title") or ""), str(d.get("content") or ""))
+                 for j, d in enumerate(entry.get("doc_leads") or []) if isinstance(d, dict) and d.get("content")]
+        passages = [Document(f"{tid}-passage-{j}", "retrieved passage", p)
+                    for j, p in enumerate(entry.get("passages") or []) if isinstance(p, str) and p.strip()]
+        found[tid] = leads + passages
+    return found
+
+
+def load_labelled(root: str | os.PathLike, evidence: bool = False) -> list[Topic]:
+    """Every labelled question (train + dev + sample), grouped by topic, for training and grouped CV. With
+    `evidence`, topics without documents get the partial evidence of `train-evidence/` as theirs."""
     root = Path(root)
     if not root.is_dir():
         raise DataError(root, None, "no such data folder")
@@ -195,4 +225,8 @@ def load_labelled(root: str | os.PathLike) -> list[Topic]:
             questions += load_questions(folder / "questions.jsonl")
     if not any(q.gold for q in questions):
         raise DataError(root, None, "no labelled questions (train/, dev/ or sample/ with golden_answer)")
-    return group_topics(questions, all_documents(root))
+    documents = all_documents(root)
+    if evidence:
+        for tid, docs in load_train_evidence(root).items():
+            documents.setdefault(tid, ("", docs))
+    return group_topics(questions, documents)

@@ -23,12 +23,13 @@ class DataError(ValueError):
 
 @dataclass(frozen=True)
 class Document:
-    """One news document of a topic."""
+    """One news document of a topic; `date` is its publication date (ISO yyyy-mm-dd) where the data states one."""
 
     doc_id: str
     title: str
     content: str
     source: str = ""
+    date: str = ""
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
 
 # A hard verdict counts as this log-odds x 100 (P = 0.95) before the reader's weight scales it.
 HARD_LOG_ODDS = 294
@@ -47,3 +52,19 @@ class ReaderJudgements:
         """The judgements of these questions only."""
         qids = set(qids)
         return ReaderJudgements(self.reader, {k: v for k, v in self.judgements.items() if k[0] in qids}, self.weight)
+
+
+def cached_json(cache_dir: Path | None, kind: str, key: object, compute: Callable[[], object]):
+    """`compute()`, or its value stored as JSON under `cache_dir/kind/` by the hash of `key` (a JSON value);
+    written to a temporary file and renamed, so that a crash leaves no half-written entry."""
+    if cache_dir is None:
+        return compute()
+    path = Path(cache_dir) / kind / f"{hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()}.json"
+    if path.is_file():
+        return json.loads(path.read_text(encoding="utf-8"))
+    value = compute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(value), encoding="utf-8")
+    os.replace(tmp, path)
+    return value

@@ -8,7 +8,6 @@ cached on disk keyed by the model and the prompt."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -23,7 +22,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ..data import LABELS, Question, Topic, is_none_option
-from .base import Judgement, ReaderJudgements
+from .base import Judgement, ReaderJudgements, cached_json
 from .passages import PassageIndex
 
 log = logging.getLogger(__name__)
@@ -127,17 +126,7 @@ class LLMReader:
         raise EndpointError(f"the LLM endpoint {self.url} failed {self.retries + 1} times ({problem})")
 
     def _cached_reply(self, body: dict) -> str:
-        key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
-        path = self.cache_dir / "llm" / f"{key}.json" if self.cache_dir else None
-        if path and path.is_file():
-            return json.loads(path.read_text(encoding="utf-8"))["reply"]
-        reply = self._post(body)
-        if path:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({"model": self.model, "reply": reply}), encoding="utf-8")
-            os.replace(tmp, path)
-        return reply
+        return cached_json(self.cache_dir, "llm", body, lambda: {"model": self.model, "reply": self._post(body)})["reply"]
 
     def judge_question(self, question: Question, passages: list[tuple[str, str]]) -> dict[str, Judgement]:
         """The judgements of one question; empty when every try gave a malformed reply."""

