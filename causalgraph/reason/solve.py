@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import clingo
 import networkx as nx
@@ -84,13 +86,23 @@ class Solution:
     def chosen(self, cause: int, target: int) -> bool:
         return Cause(cause, target) in self.causes
 
+    @cached_property
+    def _atoms_by_key(self) -> dict[tuple, list]:
+        """The excluded atoms by (cause, target) and the forced ones by (question, label), read once."""
+        index = defaultdict(list)
+        for a in self.excluded:
+            index[(a.cause, a.target)].append(a)
+        for a in self.forced:
+            index[(a.qid, a.label)].append(a)
+        return index
+
     def pair_atoms(self, cause: int, target: int) -> list[Excluded]:
         """The rule atoms that exclude the pair (cause, target)."""
-        return [a for a in self.excluded if (a.cause, a.target) == (cause, target)]
+        return list(self._atoms_by_key.get((cause, target), ()))
 
     def label_atoms(self, qid: str, label: str) -> list[Forced]:
         """The rule atoms that forced this label into the answer of question `qid`."""
-        return [a for a in self.forced if (a.qid, a.label) == (qid, label)]
+        return list(self._atoms_by_key.get((qid, label), ()))
 
 
 def program_files(without: set[str] | frozenset[str] = frozenset()) -> list:
