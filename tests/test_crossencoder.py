@@ -64,7 +64,7 @@ def test_train_measures_the_reader_fused_and_writes_it_and_answer_reads_with_it(
                        "--resize-to", "none", "--out", str(folder)]) == 0
     out = capsys.readouterr().out
     assert "option AUC" in out and "| whole |" in out and f"wrote {folder}" in out
-    assert {"config.json", "model.safetensors", "README.md"} <= {p.name for p in folder.iterdir()}
+    assert {"config.json", "model.safetensors", "README.md", "causalgraph.json"} <= {p.name for p in folder.iterdir()}
     explain = tmp_path / "explain.jsonl"
     assert answer_main(["--data", str(three_topics), "--split", "sample", "--out", str(tmp_path / "p.jsonl"),
                         "--explain", str(explain), "--crossencoder", str(folder), "--quiet"]) == 0
@@ -90,3 +90,13 @@ def test_judgements_are_cached_by_model_and_topic(demo_dir, tmp_path):
     assert len(list((tmp_path / "cache" / "crossencoder").iterdir())) == 1
     reader._topic = None  # a second run must read the cache, not the model
     assert reader.judge([demo], progress=False).judgements == first.judgements
+    assert any(j.evidence for j in first.judgements.values())
+    (folder / "causalgraph.json").write_text('{"evidence": false}')  # as trained with --no-evidence
+    plain = CrossEncoderReader(folder, cache_dir=tmp_path / "cache").judge([demo], progress=False)
+    assert not any(j.evidence for j in plain.judgements.values())
+
+
+def test_reader_options_without_reader_are_a_usage_error(demo_dir, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        train_main(["--data", str(demo_dir), "--epochs", "2"])
+    assert exit_.value.code == 2 and "--epochs applies to --reader crossencoder only" in capsys.readouterr().err

@@ -36,6 +36,13 @@ CASES = {
 }
 
 
+def test_a_sentence_initial_cue_orders_its_clause_by_its_direction():
+    before, after = (extract_topic([Document("1", "", text)]).cues[0] for text in (
+        "Prior to the merger vote, the company cut many jobs.", "After the merger vote, the company cut many jobs."))
+    assert (before.cause, before.effect) == ("the company cut many jobs", "the merger vote")
+    assert (after.cause, after.effect) == ("the merger vote", "the company cut many jobs")
+
+
 def test_every_cue_pattern_has_a_case():
     assert set(CASES) == set(CUES)
 

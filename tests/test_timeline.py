@@ -30,6 +30,8 @@ SUNDAY = datetime.date(2025, 9, 28)
     ("Two days ago the bank failed", PartialDate(2025, 9, 26)),
     ("Talks collapsed last week", PartialDate(2025, 9, 21)),
     ("The vote is on Sunday", PartialDate(2025, 9, 28)),
+    ("He resigned last Sunday", PartialDate(2025, 9, 21)),
+    ("The vote will be held next Tuesday", PartialDate(2025, 9, 30)),
     ("Nothing dated here", None),
 ])
 def test_relative_dates_resolve_against_the_document_date(text, expected):
@@ -130,7 +132,8 @@ def test_document_dates_and_train_evidence_load(tmp_path, caplog):
                     [question_row("q1", 1, FAIL, [RAIN, GATES, CUP, INQUIRY], "A"),
                      question_row("q2", 11, FAIL, [RAIN, GATES, CUP, INQUIRY], "B")])
     docs = [{"topic_id": 1, "docs": [{"id": "a", "title": "t", "content": "Rain fell.", "parsed_date": "2025-09-28"},
-                                     {"id": "b", "title": "t", "content": "Gates jammed.", "parsed_date": "28/09/2025"}]}]
+                                     {"id": "b", "title": "t", "content": "Gates jammed.", "parsed_date": "28/09/2025"},
+                                     {"id": "c", "title": "t", "content": "Gates held.", "parsed_date": "2023-02-30"}]}]
     (root / "sample").mkdir()
     (root / "sample" / "docs.json").write_text(json.dumps(docs))
     (root / "train-evidence").mkdir()
@@ -138,7 +141,7 @@ def test_document_dates_and_train_evidence_load(tmp_path, caplog):
         [{"topic_id": "11", "doc_leads": [{"title": "Lead", "content": "Rain fell on the town."}],
           "passages": ["Gates jammed as the water rose.", "Gates jammed as the water rose."]}]))
     plain = {t.topic_id: t for t in load_labelled(root)}
-    assert [d.date for d in plain[1].documents] == ["2025-09-28", ""] and "not yyyy-mm-dd" in caplog.text
+    assert [d.date for d in plain[1].documents] == ["2025-09-28", "", ""] and "not a yyyy-mm-dd day" in caplog.text
     assert plain[11].documents == []
     with_evidence = {t.topic_id: t for t in load_labelled(root, evidence=True)}
     assert [d.title for d in with_evidence[11].documents] == ["Lead", "retrieved passage", "retrieved passage"]

@@ -105,6 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     reader.add_argument("--seed", type=int, default=0)
     reader.add_argument("--no-evidence", dest="evidence", action="store_false", help="read the question text alone")
     args = parser.parse_args(argv)
+    given = [f"--{name.replace('_', '-')}" for name in ("base", "epochs", "seed")
+             if getattr(args, name) != parser.get_default(name)] + ([] if args.evidence else ["--no-evidence"])
+    if args.reader is None and given:
+        parser.error(f"{given[0]} applies to --reader crossencoder only")
     inputs = cv_inputs(args)
     if inputs is None:
         return 2

@@ -5,6 +5,7 @@ it on every labelled topic and write it as a model folder."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -19,7 +20,7 @@ from ..data import load_labelled, question_score
 from ..learn.crossval import fold_scorers, held_out_edges, resized_sets
 from ..learn.fusion import nested_choice, question_topics, scores_by_weight
 from ..readers.base import Judgement
-from ..readers.crossencoder import PairModel, distinct_examples, option_inputs
+from ..readers.crossencoder import SETTINGS_FILE, PairModel, distinct_examples, option_inputs
 from ..run.output import check_outputs, write_files
 from .common import data_files, describe_held, labelled_analyses, shipped_bias
 
@@ -86,6 +87,8 @@ def crossencoder_main(args: argparse.Namespace, topics: list, shapes: list) -> i
         with tempfile.TemporaryDirectory() as tmp:
             model.save(tmp)
             files = {folder / p.name: p.read_bytes() for p in Path(tmp).iterdir() if p.is_file()}
+        files[folder / SETTINGS_FILE] = json.dumps({"encoder": args.encoder, "evidence": args.evidence,
+                                                    "base": args.base, "epochs": args.epochs, "seed": args.seed}, indent=1)
         files[folder / "README.md"] = (f"# Cross-encoder reader\n\nFine-tuned from `{args.base}` on every labelled topic "
                                        f"({passages}), {args.epochs} epochs, class-weighted, seed {args.seed}, fp16.\n"
                                        f"Grouped {args.folds}-fold CV option AUC {auc:.3f}.\n\nCommand: `python -m causalgraph.train "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import logging
 import os
@@ -13,7 +14,15 @@ from .records import (LABELS, MAX_DOCUMENT_CHARS, SPLITS, DataError, Document, Q
                       parse_topic_id)
 
 log = logging.getLogger(__name__)
-ISO_DATE = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])")
+ISO_DATE = re.compile(r"(?:19|20)\d\d-\d\d-\d\d")
+
+
+def is_iso_day(text: str) -> bool:
+    """True for a real calendar day written yyyy-mm-dd."""
+    try:
+        return bool(ISO_DATE.fullmatch(text)) and datetime.date.fromisoformat(text) is not None
+    except ValueError:
+        return False
 
 
 def _warn(path: str | os.PathLike, where: str, problem: str) -> None:
@@ -125,8 +134,8 @@ def load_documents(path: str | os.PathLike) -> dict[int, tuple[str, list[Documen
                 _warn(path, doc_where, f"{len(text):,} characters; keeping the first {MAX_DOCUMENT_CHARS:,}")
                 text = text[:MAX_DOCUMENT_CHARS]
             date = str(doc.get("parsed_date") or "")
-            if date and not ISO_DATE.fullmatch(date):
-                _warn(path, doc_where, f"parsed_date {date!r} is not yyyy-mm-dd; ignored")
+            if date and not is_iso_day(date):
+                _warn(path, doc_where, f"parsed_date {date!r} is not a yyyy-mm-dd day; ignored")
                 date = ""
             docs.append(Document(doc_id=doc_id, title=str(doc.get("title") or ""), content=text,
                                  source=str(doc.get("source") or ""), date=date))

@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -64,7 +65,8 @@ def cached_json(cache_dir: Path | None, kind: str, key: object, compute: Callabl
         return json.loads(path.read_text(encoding="utf-8"))
     value = compute()
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(value), encoding="utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)  # unique per thread too
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(value))
     os.replace(tmp, path)
     return value

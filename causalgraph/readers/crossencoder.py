@@ -6,6 +6,7 @@ loaded from a local folder or a hub name."""
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from .base import Judgement, ReaderJudgements, cached_json
 from .passages import PassageIndex
 
 MAX_TOKENS = 128
+SETTINGS_FILE = "causalgraph.json"  # in a model folder: how `train --reader crossencoder` made its inputs
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ class PairModel:
         torch.manual_seed(seed)
         path = resolve_model_path(name)
         self.tokenizer = AutoTokenizer.from_pretrained(path)
-        self.model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=1, dtype=torch.float32)
+        self.model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=1).float()
         self.model.eval()
         self.seed = seed
 
@@ -162,20 +164,24 @@ def model_digest(model: str | Path) -> str:
 
 
 class CrossEncoderReader:
-    """A fine-tuned pair model as a reader: P(option directly caused the target) for every real option. With a
-    `cache_dir`, each topic's judgements are cached, keyed by the model's weights, the encoder and the topic's
-    questions and documents."""
+    """A fine-tuned pair model as a reader: P(option directly caused the target) for every real option. It
+    retrieves evidence as it was trained to (the encoder and whether it reads passages, from the folder's
+    SETTINGS_FILE; passages with the default encoder where there is none, as for a hub name). With a
+    `cache_dir`, each topic's judgements are cached, keyed by the model's weights, those settings and the
+    topic's questions and documents."""
 
     name = "crossencoder"
 
-    def __init__(self, model: str | Path, encoder: str = DEFAULT_ENCODER, weight: int = 100,
-                 cache_dir: Path | None = None):
+    def __init__(self, model: str | Path, weight: int = 100, cache_dir: Path | None = None):
         self.model = PairModel(str(model))
-        self.encoder, self.weight, self.cache_dir = encoder, weight, cache_dir
+        settings = Path(model) / SETTINGS_FILE
+        read = json.loads(settings.read_text(encoding="utf-8")) if settings.is_file() else {}
+        self.encoder, self.evidence = read.get("encoder", DEFAULT_ENCODER), read.get("evidence", True)
+        self.weight, self.cache_dir = weight, cache_dir
         self.digest = model_digest(model)
 
     def _topic(self, topic: Topic) -> list:
-        inputs = option_inputs(topic, self.encoder)
+        inputs = option_inputs(topic, self.encoder, evidence=self.evidence)
         probabilities = self.model.predict_proba([i.example for i in inputs])
         return [[i.qid, i.label, float(p), [list(e) for e in i.evidence]] for i, p in zip(inputs, probabilities)]
 
@@ -183,7 +189,7 @@ class CrossEncoderReader:
         """Judgements of every real option of the topics' questions, with the passages read."""
         judgements = {}
         for topic in tqdm(topics, desc="cross-encoder reader", unit="topic", disable=not progress):
-            key = {"model": self.digest, "encoder": self.encoder, "max_tokens": MAX_TOKENS,
+            key = {"model": self.digest, "encoder": self.encoder, "evidence": self.evidence, "max_tokens": MAX_TOKENS,
                    "questions": [[q.qid, q.target, list(q.options)] for q in topic.questions],
                    "documents": [[d.title, d.content] for d in topic.documents]}
             for qid, label, p, evidence in cached_json(self.cache_dir, "crossencoder", key, lambda: self._topic(topic)):

@@ -90,7 +90,7 @@ NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _COUNT = r"(?P<n>\d{1,2}|" + "|".join(NUMBERS) + r")"
 # Relative expressions -> how many days they move from the anchor (None: a weekday, resolved separately).
 _RELATIVE = [
-    (re.compile(r"\b(?:on\s+|last\s+|this\s+(?:past\s+)?)?(?P<weekday>" + "|".join(WEEKDAYS) + r")\b", re.I), None),
+    (re.compile(r"\b(?P<which>next\s+|last\s+|on\s+|this\s+(?:past\s+)?)?(?P<weekday>" + "|".join(WEEKDAYS) + r")\b", re.I), None),
     (re.compile(r"\byesterday\b", re.I), -1),
     (re.compile(r"\b(?:today|this morning|tonight)\b", re.I), 0),
     (re.compile(r"\b" + _COUNT + r"\s+days?\s+ago\b", re.I), "-days"),
@@ -121,15 +121,21 @@ def full_date(d: PartialDate | None) -> datetime.date | None:
 
 def relative_date(text: str, anchor: datetime.date, previous: datetime.date | None = None) -> PartialDate | None:
     """The first relative date expression of the text ("on Tuesday", "yesterday", "two days ago", "last week")
-    resolved against the document's anchor date (a weekday is the latest such day on or before it); "three days
-    later" counts from `previous`, the last full date the document stated before the text."""
+    resolved against the document's anchor date: a weekday is the latest such day on or before it (news
+    reports the past), "last Tuesday" the one before it, "next Tuesday" the first after it; "three days later"
+    counts from `previous`, the last full date the document stated before the text."""
     hits = []
     for pattern, shift in _RELATIVE:
         m = pattern.search(text)
         if not m or (shift == "+days" and previous is None):
             continue
         if shift is None:
+            which = (m.group("which") or "").split()
             back = (anchor.weekday() - WEEKDAYS.index(m.group("weekday").lower())) % 7
+            if which[:1] == ["next"]:  # the first such day after the anchor
+                back -= 7
+            elif which[:1] == ["last"] and back == 0:  # "last Wednesday" written on a Wednesday
+                back = 7
             day = anchor - datetime.timedelta(days=back)
         elif isinstance(shift, str):
             n = m.group("n").lower()

@@ -12,8 +12,8 @@ from ..data import Document
 from .dates import PartialDate, anchor_date, full_date, parse_date, relative_date
 
 # Cue phrases (lower-case token sequences) -> (kind, direction). "forward": cause before the cue, effect
-# after it ("X led to Y"); "backward": effect before, cause after ("Y because of X"); "leading": the
-# clause right after a sentence-initial cue is the cause ("After X, Y").
+# after it ("X led to Y"); "backward": effect before, cause after ("Y because of X"). A sentence-initial cue
+# relates its own clause to the rest: "After X, Y" (backward: X came first), "Prior to X, Y" (forward: Y did).
 CUES: dict[str, tuple[str, str]] = {
     "led to": ("causal", "forward"), "leads to": ("causal", "forward"), "lead to": ("causal", "forward"),
     "leading to": ("causal", "forward"), "resulted in": ("causal", "forward"), "results in": ("causal", "forward"),
@@ -118,8 +118,9 @@ def cue_matches(sent, sentence_index: int) -> list[CueMatch]:
         kind, direction = CUES[phrase]
         left, right = clause(doc[sent.start : start]), clause(doc[end : sent.end])
         comma = next((t.i for t in doc[end : sent.end] if t.text == ","), None)
-        if start == sent.start and comma is not None:  # "After X, Y": X is the cause clause
-            cause, effect = clause(doc[end:comma]), clause(doc[comma + 1 : sent.end])
+        if start == sent.start and comma is not None:  # "After X, Y": X came first; "Prior to X, Y": Y did
+            cue_clause, rest = clause(doc[end:comma]), clause(doc[comma + 1 : sent.end])
+            cause, effect = (rest, cue_clause) if direction == "forward" else (cue_clause, rest)
         elif direction == "forward":
             cause, effect = left, right
         else:
