@@ -15,7 +15,7 @@ from pathlib import Path
 from labelled import labelled_cv
 
 from causalgraph.cli.common import shipped_bias
-from causalgraph.learn.crossval import bootstrap_interval, fold_scorers, held_out_edges, held_out_scores
+from causalgraph.learn.crossval import bootstrap_interval, fold_scorers, held_out_regimes, held_out_scores
 from causalgraph.reason import solve
 from causalgraph.reason.solve import SolverParams
 
@@ -42,8 +42,8 @@ def main() -> None:
             rules.write_text(DIRECTNESS.format(chain=chain, hub=hub))
             solve.program_files = lambda without=frozenset(), extra_rules=rules: [*shipped_files(without), extra_rules]
             cells = [str(chain), str(hub)]
-            for copies in (None, held):
-                result = held_out_scores(*held_out_edges(analyses, models, copies), params=SolverParams(bias=bias))
+            for _, scored, edges in held_out_regimes(analyses, models, held):
+                result = held_out_scores(scored, edges, params=SolverParams(bias=bias))
                 low, high = bootstrap_interval(result)
                 cells.append(f"{result.mean:.4f} ({low:.3f}-{high:.3f})")
             print("| " + " | ".join(cells) + " |", flush=True)

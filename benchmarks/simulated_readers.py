@@ -19,7 +19,7 @@ from labelled import labelled_cv
 
 from causalgraph.cli.common import shipped_bias
 from causalgraph.data import LABELS, question_score
-from causalgraph.learn.crossval import fold_scorers, held_out_edges
+from causalgraph.learn.crossval import fold_scorers, held_out_regimes
 from causalgraph.learn.fusion import READER_WEIGHTS as WEIGHTS, nested_choice, question_topics, scores_by_weight
 from causalgraph.readers.base import Judgement
 
@@ -41,8 +41,9 @@ def main() -> None:
     questions = [q for a in analyses for q in a.topic.questions]
     print(f"bias {bias}; weights {WEIGHTS} (percent of a hard verdict's log-odds {Judgement(verdict=True).log_odds()});"
           f" seeds {SEEDS}\n")
-    for regime, copies in (("whole held-out topics", None), ("held-out topics cut to test shapes", held)):
-        scored, edges = held_out_edges(analyses, models, copies)
+    names = {"whole": "whole held-out topics", "test-shaped": "held-out topics cut to test shapes"}
+    for name, scored, edges in held_out_regimes(analyses, models, held):
+        regime = names[name]
         topics = question_topics(scored)
         structure = scores_by_weight(scored, edges, {}, bias)[0].mean()
         print(f"## {regime}: structure model alone {structure:.4f}\n")

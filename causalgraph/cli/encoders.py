@@ -9,7 +9,7 @@ import time
 
 from sklearn.metrics import roc_auc_score
 
-from ..learn.crossval import (TopicShape, bootstrap_interval, fold_scorers, held_out_edges, held_out_probabilities,
+from ..learn.crossval import (TopicShape, bootstrap_interval, fold_scorers, held_out_probabilities, held_out_regimes,
                               held_out_scores, resized_sets)
 from ..config import DEFAULT_ENCODER
 from ..text.embed import MPNET, encode, load_encoder
@@ -32,8 +32,7 @@ def encoder_row(name: str, topics, folds: int, shapes: list[TopicShape], bias: i
     models = fold_scorers(analyses, folds, extra=extra)
     auc = roc_auc_score(*held_out_probabilities(analyses, folds, extra=extra))
     cells = [name, f"{n_params / 1e6:.0f}M", f"{seconds:.1f}", f"{auc:.3f}"]
-    for copies in (None, held) if shapes else (None,):
-        scored, edges = held_out_edges(analyses, models, copies)
+    for _, scored, edges in held_out_regimes(analyses, models, held):
         result = held_out_scores(scored, edges, params=SolverParams(bias=bias))
         low, high = bootstrap_interval(result)
         cells.append(f"{result.mean:.4f} ({low:.3f}-{high:.3f})")

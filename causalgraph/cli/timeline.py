@@ -22,10 +22,10 @@ from ..analysis.cache import AnalysisCache
 from ..config import default_cache_dir
 from ..data import DataError, load_labelled, load_split, question_score
 from ..graph.timeline import graph_bytes
-from ..learn.crossval import fold_scorers, held_out_edges, resized_sets
+from ..learn.crossval import fold_scorers, held_out_regimes, resized_sets
+from ..learn.fusion import nested_choice, question_topics
 from ..reason.solve import SolverParams, solve_analysis
 from ..run.output import check_outputs, write_files
-from ..learn.fusion import nested_choice, question_topics
 from .common import cv_parser, data_files, parse_topics, run_command, shipped_bias, target_shapes
 
 ORDER_GRID = (0, 100, 300, 1000)
@@ -111,13 +111,11 @@ def main(argv: list[str] | None = None) -> int:
           "chosen per outer fold)\n")
     print("| held-out topics | without the documents' edges | with them | settings chosen |")
     print("|---|---|---|---|")
-    for regime, copies in (("whole", None), ("cut to the test shapes", held if shapes else None)):
-        if regime != "whole" and copies is None:
-            continue
-        scored, edges = held_out_edges(analyses, models, copies)
+    names = {"whole": "whole", "test-shaped": "cut to the test shapes"}
+    for regime, scored, edges in held_out_regimes(analyses, models, held):
         by_setting = grid_scores(scored, edges, bias)
         with_docs, chosen = nested_choice(by_setting, question_topics(scored), args.folds, size=sum)
-        print(f"| {regime} | {by_setting[(0, 0)].mean():.4f} | {with_docs:.4f} | {chosen} |", flush=True)
+        print(f"| {names[regime]} | {by_setting[(0, 0)].mean():.4f} | {with_docs:.4f} | {chosen} |", flush=True)
     print(f"\n({time.time() - start:.0f}s)")
     return 0
 

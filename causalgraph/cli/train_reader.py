@@ -17,7 +17,7 @@ from sklearn.model_selection import GroupKFold
 from tqdm import tqdm
 
 from ..data import load_labelled, question_score
-from ..learn.crossval import fold_scorers, held_out_edges, resized_sets
+from ..learn.crossval import fold_scorers, held_out_regimes, resized_sets
 from ..learn.fusion import nested_choice, question_topics, scores_by_weight
 from ..readers.base import Judgement
 from ..readers.crossencoder import SETTINGS_FILE, PairModel, distinct_examples, option_inputs
@@ -32,10 +32,13 @@ def fit_model(args: argparse.Namespace, inputs: list, progress: str) -> PairMode
 
 def reader_alone(scored, judgements: dict[tuple[str, str], Judgement]) -> float:
     """The reader's own score: the options it gives P >= 0.5, or its most probable one when it gives none."""
+    by_question: dict[str, dict[str, float]] = {}
+    for (qid, label), j in judgements.items():
+        by_question.setdefault(qid, {})[label] = j.probability
     scores = []
     for a in scored:
         for q in a.topic.questions:
-            probs = {label: j.probability for (qid, label), j in judgements.items() if qid == q.qid}
+            probs = by_question.get(q.qid, {})
             chosen = frozenset(l for l, p in probs.items() if p >= 0.5) or frozenset([max(probs, key=probs.get)] if probs else [])
             scores.append(question_score(chosen, q.gold))
     return float(np.mean(scores))
@@ -75,13 +78,11 @@ def crossencoder_main(args: argparse.Namespace, topics: list, shapes: list) -> i
 
     print("| held-out topics | structure alone | reader alone | fused (weight chosen per outer fold) | weights |")
     print("|---|---|---|---|---|")
-    for regime, copies in (("whole", None), (f"cut to the test shapes ({describe_held(held, shapes)})" if shapes else None, held)):
-        if regime is None:
-            continue
-        scored, edges = held_out_edges(analyses, models, copies)
+    names = {"whole": "whole", "test-shaped": f"cut to the test shapes ({describe_held(held, shapes)})" if shapes else ""}
+    for regime, scored, edges in held_out_regimes(analyses, models, held):
         by_weight = scores_by_weight(scored, edges, judgements, bias, "crossencoder")
         fused, chosen = nested_choice(by_weight, question_topics(scored), args.folds)
-        print(f"| {regime} | {by_weight[0].mean():.4f} | {reader_alone(scored, judgements):.4f} | {fused:.4f} | {chosen} |", flush=True)
+        print(f"| {names[regime]} | {by_weight[0].mean():.4f} | {reader_alone(scored, judgements):.4f} | {fused:.4f} | {chosen} |", flush=True)
     if folder is not None:
         model = fit_model(args, inputs, "all topics")
         with tempfile.TemporaryDirectory() as tmp:

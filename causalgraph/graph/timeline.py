@@ -111,10 +111,10 @@ def timeline_graph(timeline: Timeline, extraction: TopicExtraction, documents, t
 
 
 def _iso(date: PartialDate | None) -> str:
+    """A date as far as it is known: "2024-03-07", "2024-03", "03-07" (no year), or "" for none."""
     if date is None:
         return ""
-    return "-".join(f"{v:02d}" if i else str(v) for i, v in enumerate((date.year, date.month, date.day)) if v is not None) \
-        if date.year else "-".join(f"{v:02d}" for v in (date.month, date.day) if v is not None)
+    return "-".join(([str(date.year)] if date.year else []) + [f"{v:02d}" for v in (date.month, date.day) if v is not None])
 
 
 def graph_bytes(graph: nx.Graph, path: str | os.PathLike) -> bytes:

@@ -150,6 +150,14 @@ def held_out_edges(analyses, models, held=None) -> tuple[list[TopicAnalysis], li
     return analyses, [edge_scores(a.table, m) for a, m in zip(analyses, models)]
 
 
+def held_out_regimes(analyses, models, held=None):
+    """("whole", topics, their held-out edge scores), then, where `held` copies are given (see resized_sets),
+    ("test-shaped", the copies, their edge scores)."""
+    yield ("whole", *held_out_edges(analyses, models))
+    if held is not None:
+        yield ("test-shaped", *held_out_edges(analyses, models, held))
+
+
 def choose_bias(analyses, folds, make_scorer=EdgeScorer, extra=None, held=None, grid=BIAS_GRID) -> int:
     """The precision bias with the best grouped-CV score on these topics (first of ties)."""
     scored, edges = held_out_edges(analyses, fold_scorers(analyses, folds, make_scorer, extra), held)
