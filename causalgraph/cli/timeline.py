@@ -21,7 +21,7 @@ from ..analysis.analyse import TopicAnalysis
 from ..analysis.cache import AnalysisCache
 from ..config import default_cache_dir
 from ..data import DataError, load_labelled, load_split, question_score
-from ..graph.timeline import graph_bytes
+from ..graph.timeline import graph_bytes, graph_format
 from ..learn.crossval import fold_scorers, held_out_regimes, resized_sets
 from ..learn.fusion import nested_choice, question_topics
 from ..reason.solve import SolverParams, solve_analysis
@@ -70,6 +70,7 @@ def grid_scores(scored, edges, bias: int) -> dict[tuple[int, int], np.ndarray]:
 
 
 def export(args: argparse.Namespace) -> int:
+    graph_format(args.graph_out)  # a wrong suffix is an error before any work
     topics = load_split(args.data, args.split, parse_topics(args.topics) if args.topics else None)
     check_outputs({"--graph-out": args.graph_out}, data_files(args.data))
     cache = AnalysisCache.open(default_cache_dir(), args.encoder, documents=True)

@@ -117,11 +117,16 @@ def _iso(date: PartialDate | None) -> str:
     return "-".join(([str(date.year)] if date.year else []) + [f"{v:02d}" for v in (date.month, date.day) if v is not None])
 
 
+def graph_format(path: str | os.PathLike) -> str:
+    """The export format a path names by its suffix, "graphml" or "json"; ValueError for any other."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".graphml", ".json"):
+        raise ValueError(f"{path}: the graph is written as .graphml or .json, not {suffix or 'no suffix'!r}")
+    return suffix[1:]
+
+
 def graph_bytes(graph: nx.Graph, path: str | os.PathLike) -> bytes:
     """The graph as GraphML (a .graphml path) or networkx node-link JSON (a .json path)."""
-    suffix = Path(path).suffix.lower()
-    if suffix == ".graphml":
+    if graph_format(path) == "graphml":
         return "\n".join(nx.generate_graphml(graph)).encode()
-    if suffix == ".json":
-        return json.dumps(nx.node_link_data(graph, edges="edges"), indent=1, sort_keys=True).encode()
-    raise ValueError(f"{path}: the graph is written as .graphml or .json, not {suffix or 'no suffix'!r}")
+    return json.dumps(nx.node_link_data(graph, edges="edges"), indent=1, sort_keys=True).encode()
