@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from causalgraph.data import split_dir
+
 STAGES = ("load", "analysis", "scoring", "solving")
 
 
@@ -70,7 +72,7 @@ def answer_once(data: Path, split: str, cache_dir: Path, workers: int, scratch: 
 
 def subset_data(data: Path, split: str, fraction: float, folder: Path) -> Path:
     """A data folder with the split's questions and the first ceil(fraction * n) documents of each topic."""
-    source = data / split if (data / split).is_dir() else data / f"{split}_data"
+    source = split_dir(data, split)
     if not (source / "docs.json").is_file():
         raise SystemExit(f"{source}/docs.json not found: the document scaling needs a split with documents")
     (folder / split).mkdir(parents=True)

@@ -26,7 +26,7 @@ from sklearn.model_selection import GroupKFold
 from causalgraph.analysis.analyse import TopicAnalysis, subset_analysis
 from labelled import labelled_cv
 
-from causalgraph.cli.common import describe_held, shipped_bias
+from causalgraph.experiments.inputs import describe_held, shipped_bias
 from causalgraph.graph.features import FEATURES, STRUCTURE_FEATURES, PairTable
 from causalgraph.learn.crossval import (TRAIN_COPIES, FoldResult, bootstrap_interval, fit_scorer, held_out_edges,
                                         held_out_scores)

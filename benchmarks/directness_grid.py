@@ -1,22 +1,24 @@
 """Would a directness rule group help? The rules below (a penalty per mediated chain E -> M -> T that also
 picks the shortcut E -> T, and one per pair of targets sharing a chosen cause) are added to the shipped
-program for each point of a penalty grid, and scored with grouped-by-topic 5-fold CV over train + dev +
-sample at the shipped scorer's bias, on whole held-out topics and on held-out topics cut to the test split's
-shapes. Grouped CV kept both penalties at 0, so the group is not part of the shipped program.
+program (`SolverParams.extra_rules`) for each point of a penalty grid, and scored with grouped-by-topic
+5-fold CV over train + dev + sample at the shipped scorer's bias, on whole held-out topics and on held-out
+topics cut to the test split's shapes. Grouped CV kept both penalties at 0, so the group is not part of the
+shipped program.
 
     python benchmarks/directness_grid.py --data ../shared/aer
 """
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 from labelled import labelled_cv
 
-from causalgraph.cli.common import shipped_bias
-from causalgraph.learn.crossval import bootstrap_interval, fold_scorers, held_out_regimes, held_out_scores
-from causalgraph.reason import solve
+from causalgraph.experiments.inputs import shipped_bias
+from causalgraph.learn.crossval import (
+    bootstrap_interval,
+    fold_scorers,
+    held_out_regimes,
+    held_out_scores,
+)
 from causalgraph.reason.solve import SolverParams
 
 DIRECTNESS = """
@@ -34,20 +36,15 @@ def main() -> None:
     args, analyses, _, extra, held = labelled_cv(__doc__)
     models = fold_scorers(analyses, args.folds, extra=extra)
     bias = shipped_bias()
-    shipped_files = solve.program_files
     print(f"bias {bias}\n\n| chain penalty | hub penalty | whole held-out topics | held-out cut to test shapes |\n|---|---|---|---|")
-    with tempfile.TemporaryDirectory() as tmp:
-        for chain, hub in GRID:
-            rules = Path(tmp) / f"directness-{chain}-{hub}.lp"
-            rules.write_text(DIRECTNESS.format(chain=chain, hub=hub))
-            solve.program_files = lambda without=frozenset(), extra_rules=rules: [*shipped_files(without), extra_rules]
-            cells = [str(chain), str(hub)]
-            for _, scored, edges in held_out_regimes(analyses, models, held):
-                result = held_out_scores(scored, edges, params=SolverParams(bias=bias))
-                low, high = bootstrap_interval(result)
-                cells.append(f"{result.mean:.4f} ({low:.3f}-{high:.3f})")
-            print("| " + " | ".join(cells) + " |", flush=True)
-    solve.program_files = shipped_files
+    for chain, hub in GRID:
+        params = SolverParams(bias=bias, extra_rules=(DIRECTNESS.format(chain=chain, hub=hub),))
+        cells = [str(chain), str(hub)]
+        for _, scored, edges in held_out_regimes(analyses, models, held):
+            result = held_out_scores(scored, edges, params=params)
+            low, high = bootstrap_interval(result)
+            cells.append(f"{result.mean:.4f} ({low:.3f}-{high:.3f})")
+        print("| " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from causalgraph.cli.common import labelled_analyses, target_shapes
+from causalgraph.experiments.inputs import labelled_analyses, target_shapes
 from causalgraph.config import DEFAULT_ENCODER
 from causalgraph.data import load_labelled
 from causalgraph.learn.crossval import resized_sets

@@ -17,10 +17,10 @@ import numpy as np
 
 from labelled import labelled_cv
 
-from causalgraph.cli.common import shipped_bias
+from causalgraph.experiments.inputs import shipped_bias
 from causalgraph.data import LABELS, question_score
 from causalgraph.learn.crossval import fold_scorers, held_out_regimes
-from causalgraph.learn.fusion import READER_WEIGHTS as WEIGHTS, nested_choice, question_topics, scores_by_weight
+from causalgraph.experiments.fusion import READER_WEIGHTS as WEIGHTS, nested_choice, question_topics, scores_by_weight
 from causalgraph.readers.base import Judgement
 
 ACCURACIES = (0.6, 0.7, 0.8, 0.9, 0.95)

@@ -1,22 +1,72 @@
-"""`causalgraph COMMAND ...`: one entry point for answer, evaluate, train, ablation, encoders, nli, timeline,
-visualize."""
+"""`causalgraph COMMAND ...`: one entry point for every command (`causalgraph --help` lists them)."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import sys
+from pathlib import Path
 
+from . import __version__
+from .cli import common
 from .cli.common import run_command
 
-COMMANDS = ("answer", "evaluate", "train", "ablation", "encoders", "nli", "timeline", "visualize")
+COMMANDS = ("answer", "evaluate", "calibrate", "train", "ablation", "encoders", "nli", "timeline", "visualize", "sizes")
+SUMMARIES = {
+    "answer": "answer a split's questions (or the built-in demo topic) with explanations",
+    "evaluate": "score a prediction file with the official metric, with its breakdown",
+    "calibrate": "a reader's fusion parameters from its answers to a labelled split, under grouped CV",
+    "train": "retrain the edge scorer (or the cross-encoder reader) with grouped CV and a model card",
+    "ablation": "the grouped-CV score of the rule program with each rule group off",
+    "encoders": "compare sentence encoders for the similarity features under grouped CV",
+    "nli": "measure the fine-tuned pair (NLI) model under grouped CV",
+    "timeline": "measure the documents' timeline, or export it as GraphML or JSON",
+    "visualize": "one topic's graph, answers and explanations as an interactive HTML page",
+}
+
+
+def summary(command: str) -> str:
+    """A command's line in the list: from SUMMARIES, else the first line of its module's docstring (read, not
+    imported, so that listing the commands stays fast)."""
+    if command in SUMMARIES:
+        return SUMMARIES[command]
+    path = Path(__file__).parent / "cli" / f"{command}.py"
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) if path.is_file() else None
+    return doc.splitlines()[0].split("`: ", 1)[-1].split(". ")[0].rstrip(".") if doc else ""
+
+
+def command_list(entry: str) -> str:
+    width = max(map(len, COMMANDS))
+    lines = [f"usage: {entry} COMMAND [options]", "", "commands:"]
+    lines += [f"  {c:<{width}}  {summary(c)}" for c in COMMANDS]
+    lines += ["", f"`{entry} COMMAND --help` shows a command's options; `{entry} --version` the version."]
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] not in COMMANDS:
-        print(f"usage: causalgraph {{{','.join(COMMANDS)}}} [options]  (see causalgraph COMMAND --help)", file=sys.stderr)
+    entry = "python -m causalgraph" if Path(sys.argv[0]).resolve() == Path(__file__).resolve() else "causalgraph"
+    if not argv:
+        print(command_list(entry), file=sys.stderr)
         return 2
-    return run_command(importlib.import_module(f"causalgraph.cli.{argv[0]}").main, argv[1:])
+    if argv[0] in ("-h", "--help") or argv == ["help"]:
+        print(command_list(entry))
+        return 0
+    if argv[0] == "--version":
+        print(f"causalgraph {__version__}")
+        return 0
+    if argv[0] == "help":  # `causalgraph help answer` is `causalgraph answer --help`
+        argv = [argv[1], "--help"]
+    if argv[0] not in COMMANDS:
+        print(f"{entry}: error: unknown command {argv[0]!r}; the commands are {', '.join(COMMANDS)} "
+              f"(see {entry} --help)", file=sys.stderr)
+        return 2
+    previous = common.ENTRY["prefix"]
+    common.ENTRY["prefix"] = f"{entry} "
+    try:
+        return run_command(importlib.import_module(f"causalgraph.cli.{argv[0]}").main, argv[1:])
+    finally:
+        common.ENTRY["prefix"] = previous
 
 
 if __name__ == "__main__":

@@ -33,11 +33,13 @@ def test_train_writes_a_scorer_and_its_model_card(labelled, tmp_path, capsys):
 
 def test_ablation_prints_both_regimes(labelled, capsys):
     assert ablation.main(["--data", labelled, "--folds", "3", "--bias", "50"]) == 0
-    printed = capsys.readouterr().out
+    captured = capsys.readouterr()
+    printed = captured.out
     assert printed.count("| full program |") == 2 and "| without consistency |" in printed
+    assert "analysing" in captured.err and captured.err.count("programs") >= 2  # progress bars on stderr
 
 
 def test_encoders_prints_one_row_per_encoder(labelled, capsys):
     assert encoders.main(["--data", labelled, "--folds", "3", "--encoders", "all-MiniLM-L6-v2", "--resize-to", "none"]) == 0
-    rows = [l for l in capsys.readouterr().out.splitlines() if l.startswith("| all-MiniLM-L6-v2 |")]
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| all-MiniLM-L6-v2 |")]
     assert len(rows) == 1 and rows[0].count("|") == 6

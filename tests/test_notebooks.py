@@ -1,5 +1,6 @@
 """The notebooks run top to bottom without an error (NotebookClient raises on a failing cell), as
-`pytest --nbmake notebooks/` runs them."""
+`pytest --nbmake notebooks/` runs them, and they are committed with the outputs of such a run, made by the
+command in README.md, so that they show where they are read without running them."""
 
 import time
 from pathlib import Path
@@ -12,7 +13,22 @@ from nbclient import NotebookClient  # noqa: E402
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 
-@pytest.mark.parametrize("name", ["01_topic_walkthrough.ipynb", "02_rule_ablation.ipynb"])
+NAMES = ["01_topic_walkthrough.ipynb", "02_rule_ablation.ipynb"]
+README = NOTEBOOKS.parent / "README.md"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_is_committed_with_its_outputs(name):
+    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    assert [c.execution_count for c in code] == list(range(1, len(code) + 1)), "run it top to bottom, in one go"
+    outputs = [o for c in code for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error" or o.get("name") == "stderr"]
+    assert any("image/png" in o.get("data", {}) for o in outputs)  # the plots show on GitHub
+    assert "jupyter execute --inplace notebooks/*.ipynb" in README.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_notebook_runs(name):
     path = NOTEBOOKS / name
     notebook = nbformat.read(path, as_version=4)

@@ -1,14 +1,19 @@
 """Property-based tests: the question loader round trip, the official scorer, and the reasoner's invariants on
-generated small topics with random scores (real clingo)."""
+generated small topics with random scores (real clingo); hostile ids (NULs, lone surrogates, deep nesting) and
+file names, and the output writer."""
 
+import json
+import os
 import tempfile
+import unicodedata
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from causalgraph.data import LABELS, Question, Topic, load_questions, question_score
+from causalgraph.data import LABELS, DataError, Question, Topic, load_questions, question_score
 from causalgraph.graph.topic import build_graph, candidate_pairs
+from causalgraph.readers.scores import reader_name
 from causalgraph.run.output import jsonl, write_files
 from causalgraph.reason.solve import RELAXABLE, SolverParams, solve_topic
 
@@ -21,7 +26,7 @@ label_sets = st.frozensets(st.sampled_from(LABELS))
 @st.composite
 def questions(draw) -> Question:
     return Question(
-        qid=draw(st.text(min_size=1, max_size=12).filter(lambda t: t.strip())),
+        qid=draw(st.text(min_size=1, max_size=12).filter(lambda t: t.strip() and "\0" not in t)),  # NUL: refused
         topic_id=draw(st.integers(-(10**6), 10**6)),
         target=draw(texts),
         options=tuple(draw(st.lists(texts, min_size=4, max_size=4))),
@@ -85,3 +90,53 @@ def test_reasoner_invariants(generated):
     solution = solve_topic(graph, scores, after, params=params)
     assert set(solution.dropped) <= set(RELAXABLE) and len(set(solution.dropped)) == len(solution.dropped)
     assert_valid_solution(graph, solution, after)
+
+
+# Every character, NUL and lone surrogates included.
+any_text = st.text(st.characters(exclude_categories=()), max_size=12)
+
+
+# JSON text of an id or a topic id as a hostile input file may hold it: any string, a long integer, a deep nesting.
+hostile_values = (any_text.map(json.dumps) | st.integers(-(10**20), 10**20).map(str)
+                  | st.integers(1, 3000).map(lambda depth: "[" * depth + "]" * depth))
+
+
+@given(st.lists(st.tuples(hostile_values, hostile_values), min_size=1, max_size=5))
+@settings(max_examples=150, deadline=None)
+def test_hostile_ids_load_or_name_their_line(values):
+    options = "".join(f', "option_{label}": "{label}."' for label in LABELS)
+    rows = [f'{{"id": {qid}, "topic_id": {topic}, "target_event": "T."{options}}}' for qid, topic in values]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "q.jsonl"
+        path.write_text("\n".join(rows) + "\n")
+        try:
+            loaded = load_questions(path)
+        except DataError as err:
+            assert str(err).startswith(f"{path}:line ") and "\n" not in str(err) and len(str(err)) < 400
+            return
+    for question in loaded:  # what loads can be written to every output and passed to clingo
+        assert "\0" not in question.qid and question.qid.encode("utf-8") and abs(question.topic_id) < 10**18
+
+
+@given(st.binary(min_size=1, max_size=20) | any_text.filter(bool))
+def test_reader_names_are_printable_utf8(raw):
+    text = os.fsdecode(raw) if isinstance(raw, bytes) else raw
+    name = reader_name(text)
+    assert name.encode("utf-8") and not any(unicodedata.category(c) == "Cc" for c in name)
+    if text.isprintable() and text.encode("utf-8", "surrogatepass").decode("utf-8", "replace") == text:
+        assert name == text
+
+
+file_names = st.text("abcdefgh.-_", min_size=1, max_size=8).filter(lambda n: n not in (".", ".."))
+
+
+@given(st.dictionaries(file_names, st.binary(max_size=50), min_size=1, max_size=4), st.sets(file_names, max_size=4))
+@settings(max_examples=60, deadline=None)
+def test_write_files_leaves_the_outputs_and_nothing_else(files, existing):
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        for name in existing:
+            (root / name).write_bytes(b"old")
+        write_files({root / name: content for name, content in files.items()})
+        assert {p.name for p in root.iterdir()} == set(files) | existing
+        assert all((root / name).read_bytes() == content for name, content in files.items())

@@ -24,7 +24,7 @@ def write(path, lines):
 
 def test_hard_answers_become_verdicts_on_every_label(tmp_path):
     reader = load_reader_scores(write(tmp_path / "sys.jsonl", [{"id": "q1", "answer": "A,C"}, {"id": "q2", "answer": "B"}]), QUESTIONS)
-    assert reader.reader == "sys.jsonl" and reader.weight == 100
+    assert reader.reader == str(tmp_path / "sys.jsonl") and reader.weight == 100  # named by the path as given
     assert reader.judgements[("q1", "A")] == Judgement(verdict=True) and reader.judgements[("q1", "B")] == Judgement(verdict=False)
     assert reader.judgements[("q1", "A")].log_odds() == HARD_LOG_ODDS
 
@@ -68,7 +68,8 @@ def test_a_confident_reader_moves_the_answer_and_weight_zero_does_not():
     topic, graph, scores, reader, solution = fused(300)
     assert solution.answers["q1"] == {"B"}
     record = explain_question(topic.questions[0], graph, scores, solution, (reader,))
-    assert record["options"]["B"]["readers"] == [{"reader": "sys", "weight": 300, "probability": None, "verdict": True,
+    assert record["options"]["B"]["readers"] == [{"reader": "sys", "weight": 300, "reliability": "not estimated: weight 300% given (--reader-weight)",
+                                                      "probability": None, "verdict": True,
                                                   "log_odds": HARD_LOG_ODDS, "evidence": []}]
     assert record["options"]["C"]["readers"] == []
 
@@ -82,6 +83,6 @@ def test_answer_fuses_a_reader_file_and_explains_it(tmp_path, demo_dir):
     answers = {r["id"]: r["answer"] for r in map(json.loads, out.read_text().splitlines())}
     assert answers == gold  # a confident reader of the gold answers is followed wherever the rules allow
     record = json.loads(explain.read_text().splitlines()[0])
-    assert all(opt["readers"][0]["reader"] == "gold-reader.jsonl" for opt in record["options"].values())
+    assert all(opt["readers"][0]["reader"] == str(reader) for opt in record["options"].values())
     with pytest.raises(SystemExit):
         answer.main([*common, "--reader-scores", str(reader), "--reader-weight", "9999999999"])

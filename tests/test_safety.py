@@ -3,6 +3,7 @@ outputs written or none."""
 
 import json
 import os
+import re
 import shutil
 import stat
 
@@ -12,7 +13,11 @@ from causalgraph.cli import answer, evaluate, train, visualize
 from causalgraph.cli.common import run_command
 from causalgraph.data import DataError, load_answers, load_questions, load_split
 
+from causalgraph.config import DEMO_DATA
+
 from .conftest import NONE, question_row, write_questions
+
+DEMO_QUESTIONS = DEMO_DATA / "sample" / "questions.jsonl"
 
 
 @pytest.fixture
@@ -194,3 +199,249 @@ def test_a_closed_output_pipe_ends_quietly(tmp_path):
     process.stdout.close()
     stderr = process.stderr.read()
     assert process.wait() == 141 and "Traceback" not in stderr
+
+
+# --- round two: outputs that are not files, readers that misbehave, inputs built to hurt the parser ---
+
+def special_files(folder):
+    """A named pipe, and (as root) a null and a full device made with mknod: never the system's /dev."""
+    os.mkfifo(folder / "fifo")
+    nodes = [folder / "fifo"]
+    if os.geteuid() == 0:
+        for name, minor in (("null", 3), ("full", 7)):
+            os.mknod(folder / name, stat.S_IFCHR | 0o666, os.makedev(1, minor))
+            nodes.append(folder / name)
+    return nodes
+
+
+@pytest.mark.parametrize("option", ["--out", "--explain", "--timings"])
+def test_an_output_that_is_a_device_or_a_pipe_is_refused_before_any_work(demo_copy, tmp_path, capsys, monkeypatch, option):
+    monkeypatch.setattr(answer, "run_topics", lambda *a: pytest.fail("topics answered before the outputs were checked"))
+    extra = [] if option == "--out" else ["--out", str(tmp_path / "p.jsonl")]
+    for node in special_files(tmp_path):
+        kind = os.stat(node).st_mode
+        assert answer_demo(demo_copy, *extra, option, str(node)) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {option} {node}: is a ") and "not a regular file" in err and err.count("\n") == 1
+        assert os.stat(node).st_mode == kind and not (tmp_path / "p.jsonl").exists()
+
+
+def test_visualize_and_write_files_refuse_a_device_too(demo_copy, tmp_path, capsys):
+    from causalgraph.run.output import write_files
+
+    for node in special_files(tmp_path):
+        assert visualize.main(["--demo", "--out", str(node)]) == 2
+        assert f"--out {node}: is a " in capsys.readouterr().err
+        with pytest.raises(OSError, match="not a regular file"):  # a node made after the check
+            write_files({tmp_path / "ok.txt": "x", node: "x"})
+        assert not (tmp_path / "ok.txt").exists() and not stat.S_ISREG(os.stat(node).st_mode)
+
+
+def test_a_symlink_to_a_regular_file_is_followed(demo_copy, tmp_path):
+    real, link = tmp_path / "real.jsonl", tmp_path / "link.jsonl"
+    real.write_text("old\n")
+    link.symlink_to(real)
+    assert answer_demo(demo_copy, "--out", str(link)) == 0
+    assert link.is_symlink() and len(real.read_text().splitlines()) == 8
+
+
+def test_an_old_output_is_renamed_aside_and_back_never_copied(tmp_path, monkeypatch):
+    from causalgraph.run import output
+
+    out, explain = tmp_path / "p.jsonl", tmp_path / "e.jsonl"
+    out.write_text("old\n")
+    inode = out.stat().st_ino
+    monkeypatch.setattr(shutil, "copy2", lambda *a: pytest.fail("an output was copied"))
+    monkeypatch.setattr(shutil, "copyfile", lambda *a: pytest.fail("an output was copied"))
+    real_replace = os.replace
+
+    def failing_replace(src, dst):
+        if str(dst) == str(explain):
+            raise OSError(28, "No space left on device")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(OSError):
+        output.write_files({out: "new\n", explain: "new\n"})
+    assert out.read_text() == "old\n" and out.stat().st_ino == inode  # the same file, renamed back
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.jsonl"]
+
+
+KILLER = """
+import os, signal, sys
+from pathlib import Path
+from causalgraph.run import output
+
+point, calls = int(sys.argv[1]), [0]
+
+
+def fault(real):
+    def call(*args):
+        if calls[0] == point:
+            os.kill(os.getpid(), signal.SIGKILL)
+        calls[0] += 1
+        return real(*args)
+    return call
+
+
+os.replace, os.fsync = fault(os.replace), fault(os.fsync)
+output.write_files({Path(name): f"new {Path(name).name}\\n" for name in sys.argv[2:]})
+"""
+
+
+def test_a_run_killed_at_any_point_leaves_no_mix_and_the_next_run_cleans_up(tmp_path):
+    import subprocess
+    import sys
+
+    names = ["p.jsonl", "e.jsonl", "t.json"]
+    outputs = [tmp_path / name for name in names]
+    for point in range(20):
+        for path in outputs:
+            path.write_text(f"old {path.name}\n")
+        run = subprocess.run([sys.executable, "-c", KILLER, str(point), *map(str, outputs)], capture_output=True, text=True)
+        if run.returncode == 0:
+            break
+        assert run.returncode == -9, run.stderr
+        present = {p.read_text().split()[0] for p in outputs if p.exists()}
+        assert len(present) <= 1, (point, present)  # all old, or all new: never a new --out beside an old --explain
+        debris = {p.name for p in tmp_path.iterdir()} - set(names)
+        assert all(re.fullmatch(r"\.(p|e|t)\.jsonl?\.\d+-\w{8}\.(tmp|old)", d) for d in debris), debris
+        from causalgraph.run.output import write_files
+
+        write_files({path: "again\n" for path in outputs})
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names)  # the dead run's debris went
+    assert point > 5 and all(p.read_text() == f"new {p.name}\n" for p in outputs)
+
+
+def test_the_debris_of_a_live_run_is_left_alone(tmp_path):
+    from causalgraph.run.output import write_files
+
+    live = tmp_path / f".p.jsonl.{os.getpid()}-abcdefgh.tmp"  # this process is alive
+    dead = tmp_path / ".p.jsonl.abcdefgh.old"  # debris without a process id: an earlier version's
+    live.write_text("")
+    dead.write_text("")
+    write_files({tmp_path / "p.jsonl": "x\n"})
+    assert live.exists() and not dead.exists()
+
+
+NESTED = "[" * 100_000 + "]" * 100_000
+
+
+def test_nested_json_is_one_line_naming_the_file_and_line(demo_copy, tmp_path, capsys):
+    questions = demo_copy / "sample" / "questions.jsonl"
+    lines = questions.read_text().splitlines()
+    questions.write_text("\n".join([lines[0], f'{{"id": {NESTED}}}', *lines[1:]]) + "\n")
+    assert answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl")) == 2
+    assert capsys.readouterr().err == f"error: {questions}:line 2: bad JSON (nested too deeply)\n"
+    questions.write_text("\n".join(lines) + "\n")
+    docs = demo_copy / "sample" / "docs.json"
+    docs.write_text('[\n{"topic_id": 1,\n "docs": ' + NESTED + "}]\n")
+    assert answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl")) == 2
+    assert capsys.readouterr().err == f"error: {docs}:line 3: bad JSON (nested too deeply)\n"
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text(f'{{"id": "q1", "answer": "A"}}\n{{"id": "q2", "answer": {NESTED}}}\n')
+    assert evaluate.main(["--pred", str(pred), "--gold", str(questions)]) == 2
+    assert capsys.readouterr().err == f"error: {pred}:line 2: bad JSON (nested too deeply)\n"
+    assert not (tmp_path / "p.jsonl").exists()
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("id", '"q\\u0000x"', "holds a NUL character"),
+    ("id", '"q\\ud800"', "id holds '\\ud800', a lone surrogate"),
+    ("option_B", '"Rain \\udfff fell."', "an event text of question 'q1' holds '\\udfff', a lone surrogate"),
+    ("topic_id", '"\\u00b2"', "topic_id must be an integer, got '\u00b2'"),
+    ("topic_id", '"' + "7" * 5000 + '"', "topic_id must be an integer of at most 18 digits"),
+    ("topic_id", "7" * 5000, "bad JSON (Exceeds the limit"),
+])
+def test_ids_built_to_hurt_are_one_line_naming_the_file_and_line(tmp_path, capsys, field, value, message):
+    rows = [question_row(qid, 1, "T.", ["a b.", "c d.", "e f.", "g h."]) for qid in ("q0", "q1")]
+    path = write_questions(tmp_path / "data" / "sample" / "questions.jsonl", rows)
+    line = json.dumps(rows[1])
+    key = f'"{field}": ' + json.dumps(rows[1][field])
+    path.write_text(json.dumps(rows[0]) + "\n" + line.replace(key, f'"{field}": {value}') + "\n")
+    assert answer_demo(tmp_path / "data", "--out", str(tmp_path / "p.jsonl")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}:line 2: ") and message in err and err.count("\n") == 1 and len(err) < 300
+
+
+def test_a_document_with_a_lone_surrogate_is_named(demo_copy):
+    docs = demo_copy / "sample" / "docs.json"
+    docs.write_text(docs.read_text().replace('"content": "', '"content": "\\ud800', 1))
+    with pytest.raises(DataError, match=r"docs.json:topic entry 0, doc 0 \(id '.*'\): a field holds '\\ud800'"):
+        load_split(demo_copy, "sample")
+
+
+def scores_file(path, answer_of):
+    rows = [json.loads(line) for line in (DEMO_QUESTIONS).read_text().splitlines() if line.strip()]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps({"id": r["id"], "answer": answer_of(r)}) + "\n" for r in rows))
+    return path
+
+
+def explained_readers(explain) -> set[str]:
+    records = [json.loads(line) for line in explain.read_text().splitlines()]
+    return {r["reader"] for record in records for option in record["options"].values() for r in option["readers"]}
+
+
+def test_two_reader_files_with_one_basename_are_two_readers(demo_copy, tmp_path, capsys):
+    first = scores_file(tmp_path / "a" / "r.jsonl", lambda r: "A")
+    second = scores_file(tmp_path / "b" / "r.jsonl", lambda r: "B")
+    explain = tmp_path / "e.jsonl"
+    readers = ["--reader-scores", str(first), "--reader-scores", str(second), "--reader-scores", f"mine={first}"]
+    before = first.read_bytes(), second.read_bytes()
+    assert answer_demo(demo_copy, "--explain", str(explain), *readers) == 0
+    assert (first.read_bytes(), second.read_bytes()) == before
+    assert explained_readers(explain) == {str(first), str(second), "mine"}
+    same_name = ["--reader-scores", f"x={first}", "--reader-scores", f"x={second}"]
+    assert answer_demo(demo_copy, "--explain", str(explain), *same_name) == 2
+    assert "two reader files are named 'x'; name them apart as NAME=FILE" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        answer_demo(demo_copy, "--explain", str(explain), "--reader-scores", f"={first}")
+    assert "--reader-scores: expected FILE or NAME=FILE" in capsys.readouterr().err
+
+
+def test_reader_file_names_that_are_not_utf8_or_ascii_work_under_the_c_locale(demo_copy, tmp_path):
+    import subprocess
+    import sys
+
+    odd = scores_file(tmp_path / os.fsdecode(b"r\xff.jsonl"), lambda r: "A")
+    accented = scores_file(tmp_path / "r\u00e9.jsonl", lambda r: "B")
+    explain = tmp_path / "e.jsonl"
+    assert answer_demo(demo_copy, "--out", str(tmp_path / "warm.jsonl")) == 0  # the subprocess reads its analysis cached
+    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0"}  # file names are ASCII here, the rest is surrogate escapes
+    run = subprocess.run([os.fsencode(a) for a in (sys.executable, "-m", "causalgraph.answer", "--data", str(demo_copy),
+                                                      "--split", "sample", "--quiet", "--explain", str(explain),
+                                                      "--reader-scores", str(odd), "--reader-scores", str(accented))],
+                         capture_output=True, env=env, cwd=tmp_path)
+    assert run.returncode == 0 and b"Traceback" not in run.stderr, run.stderr
+    assert explained_readers(explain) == {f"{tmp_path}/r\\xff.jsonl", f"{tmp_path}/r\u00e9.jsonl"}
+
+
+def test_an_empty_probs_object_is_not_counted_as_judged(tmp_path, caplog):
+    from causalgraph.readers.scores import load_reader_scores
+
+    questions = {q.qid: q for q in load_questions(DEMO_QUESTIONS)}
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"id": "demo-1", "probs": {}}\n{"id": "demo-2", "probs": {"A": 0.9}}\n')
+    reader = load_reader_scores(path, questions)
+    assert set(reader.judgements) == {("demo-2", "A")}
+    assert f"{path}: no judgement for 7 of the 8 questions" in caplog.text
+
+
+def test_topics_without_documents_get_one_warning_naming_them(tmp_path, caplog):
+    from causalgraph.data.load import id_ranges
+
+    rows = [question_row(f"q{t}", t, "The dam failed.", ["Rain fell.", "Gates jammed.", "A cup was won.", NONE])
+            for t in (1, 2, 3, 5)]
+    write_questions(tmp_path / "data" / "sample" / "questions.jsonl", rows)
+    assert answer_demo(tmp_path / "data", "--out", str(tmp_path / "p.jsonl")) == 0
+    warnings = [r.getMessage() for r in caplog.records if "no documents" in r.getMessage()]
+    assert warnings == ["topics 1-3, 5 have no documents; answered from the question texts only"]
+    caplog.clear()
+    assert answer_demo(tmp_path / "data", "--out", str(tmp_path / "p.jsonl"), "--topics", "5") == 0
+    assert [r.getMessage() for r in caplog.records if "no documents" in r.getMessage()] == [
+        "topic 5 has no documents; answered from the question texts only"]
+    assert id_ranges([9, 1, 2, 2, 4, 5, 6]) == "1-2, 4-6, 9"
+    caplog.clear()
+    assert answer.main(["--demo", "--quiet", "--out", str(tmp_path / "d.jsonl")]) == 0
+    assert "no documents" not in caplog.text

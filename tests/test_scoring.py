@@ -1,13 +1,21 @@
 """The edge scorer's features on hand-computed cases, and a real fit on a tiny topic."""
 
 import numpy as np
+import pandas as pd
 import pytest
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from causalgraph.data import Question, Topic
+from causalgraph.graph.features import (
+    QUESTION_FEATURES,
+    STRUCTURE_FEATURES,
+    content_words,
+    jaccard,
+    pair_table,
+)
 from causalgraph.graph.topic import build_graph, candidate_pairs
-from causalgraph.graph.features import STRUCTURE_FEATURES, content_words, jaccard, pair_table
 from causalgraph.learn.scorer import EdgeScorer, pair_frame
-from sklearn.base import clone
 
 T, A, B, C, D = "The dam failed.", "Heavy rain fell.", "The gates jammed.", "A cup was won.", "A fair opened."
 
@@ -81,8 +89,24 @@ def test_scorer_is_a_scikit_learn_estimator(graph):
     table = pair_table(graph, np.eye(5, dtype=np.float32))
     gold = np.array([p in {(1, 0), (2, 0), (2, 1)} for p in table.pairs])
     fitted = copy.fit(pair_frame([table] * 4), np.tile(gold, 4))
-    assert list(fitted.model_.feature_names_in_) == list(STRUCTURE_FEATURES)
+    assert list(fitted.model_.feature_names_in_) == list(QUESTION_FEATURES)  # the default: no size features
     shuffled = table.frame()[list(reversed(table.frame().columns))]  # columns are read by name, not position
     assert np.array_equal(fitted.predict_proba(shuffled), fitted.predict_proba(table.frame()))
     with pytest.raises(KeyError):
         fitted.predict_proba(table.frame().drop(columns=["pair_share"]))
+
+
+# scikit-learn's estimator checks feed plain arrays of any width, so they run on the scorer over every column
+# (features=None); the shipped scorer's named columns add only the frame lookup, tested below. The array-API
+# check skips itself unless SCIPY_ARRAY_API is set.
+@parametrize_with_checks([EdgeScorer(features=None, max_iter=20)])
+def test_edge_scorer_meets_the_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_named_features_are_read_from_a_frame_only():
+    frame = pd.DataFrame({"a": [0.0, 1.0] * 50, "b": [1.0, 0.0] * 50})
+    scorer = EdgeScorer(features=("b",), max_iter=5).fit(frame, [False, True] * 50)
+    assert list(scorer.feature_names_in_) == ["b"] and scorer.predict(frame).tolist() == [0, 1] * 50
+    with pytest.raises(TypeError, match="X must be a DataFrame"):
+        scorer.predict_proba(frame.to_numpy())

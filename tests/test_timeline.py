@@ -93,7 +93,7 @@ def test_the_timeline_exports_as_graphml_and_json(demo_dir, tmp_path):
 def test_the_timeline_command_exports_a_split(demo_dir, tmp_path, capsys):
     out = tmp_path / "g.json"
     assert timeline_main(["--data", str(demo_dir), "--graph-out", str(out)]) == 0
-    assert "1 topics" in capsys.readouterr().out
+    assert "1 topic, " in capsys.readouterr().out
     assert any(n.startswith("t1:e:") for n in (node["id"] for node in json.loads(out.read_text())["nodes"]))
     assert timeline_main(["--data", str(demo_dir), "--graph-out", str(tmp_path / "g.txt")]) == 2
     assert "graphml or .json" in capsys.readouterr().err

@@ -142,7 +142,8 @@ def test_cli_writes_the_demo_page(demo, tmp_path, capsys):
     model.write_bytes(dump_scorer(demo.scorer, "all-MiniLM-L6-v2"))
     out = tmp_path / "demo.html"
     assert visualize.main(["--demo", "--model", str(model), "--out", str(out)]) == 0
-    assert "wrote" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "wrote" in captured.out and "writing the page" in captured.err  # the progress bar's last step
     assert len(page_data(out.read_text())["nodes"]) == demo.analysis.graph.number_of_nodes()
 
 

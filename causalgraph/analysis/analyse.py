@@ -44,13 +44,13 @@ class TopicAnalysis:
 
 
 def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool = True) -> TopicAnalysis:
-    """Build the graph, run spaCy over the documents (unless `documents` is False: then the analysis holds no
-    evidence, no timeline and zero document features), link events to evidence, build the timeline and
-    compute pair features."""
+    """One way through a topic: first the text (spaCy over the documents, unless `documents` is False: then the
+    analysis holds no evidence, no timeline and zero document features), then the graph of its questions, the
+    events' evidence and timeline, and last the pair features, built once."""
+    extraction = extract_topic(topic.documents if documents else [])
     graph = build_graph(topic)
     texts = [graph.nodes[n]["text"] for n in graph]
     vectors = encode(texts, encoder)
-    extraction = extract_topic(topic.documents if documents else [])
     pairs = candidate_pairs(graph)
     evidence, features, timeline = {}, None, Timeline()
     if extraction.sentences:
@@ -64,21 +64,23 @@ def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool 
 
 
 def _assemble(topic, graph, vectors, features, extraction, evidence, encoder, timeline) -> TopicAnalysis:
+    """The pair features of the graph's candidate edges, and the pairs whose event texts date the cause after
+    its target."""
     table = pair_table(graph, vectors, features)
     after = later_pairs({n: graph.nodes[n]["text"] for n in graph}, table.pairs)
-    for e, t in table.pairs:
-        graph.edges[e, t]["dated_after"] = (e, t) in after
     return TopicAnalysis(topic, graph, table, after, extraction, evidence, encoder, timeline)
 
 
-def subset_analysis(analysis: TopicAnalysis, questions: list[int]) -> TopicAnalysis:
+def subset_analysis(analysis: TopicAnalysis, questions: list[int], vectors: np.ndarray | None = None) -> TopicAnalysis:
     """The analysis of the same topic restricted to some of its questions (by index): the documents' evidence
-    is reused, the graph and its structure features are rebuilt."""
+    is reused, the graph and its structure features are rebuilt. `vectors`: the embeddings of the topic's
+    nodes (row i for node i), so that many subsets of one topic need not encode its events again."""
     topic = replace(analysis.topic, questions=[analysis.topic.questions[i] for i in sorted(questions)])
     graph = build_graph(topic)
     old = {analysis.graph.nodes[n]["norm"]: n for n in analysis.graph}
     to_old = {n: old[graph.nodes[n]["norm"]] for n in graph}
-    vectors = encode([graph.nodes[n]["text"] for n in graph], analysis.encoder)
+    vectors = (encode([graph.nodes[n]["text"] for n in graph], analysis.encoder) if vectors is None
+               else vectors[[to_old[n] for n in graph]])
     rows = {p: i for i, p in enumerate(analysis.table.pairs)}
     raw = analysis.table.evidence[:, : len(EVIDENCE_FEATURES)]
     features = np.array([raw[rows[(to_old[e], to_old[t])]] for e, t in candidate_pairs(graph)]).reshape(-1, raw.shape[1])

@@ -1,4 +1,4 @@
-"""`python -m causalgraph.answer`: answer every question of a split (or the built-in demo topic)."""
+"""`causalgraph answer`: answer every question of a split (or the built-in demo topic)."""
 
 from __future__ import annotations
 
@@ -14,27 +14,30 @@ from tqdm import tqdm
 
 from ..analysis.cache import AnalysisCache
 from ..config import DEFAULT_MODEL, DEMO_DATA, default_cache_dir
-from ..data import DataError, Topic, load_split
+from ..data import SPLITS, DataError, Topic, data_files, load_split, question_score
+from ..experiments.sizes import thin_topics
+from ..data.load import warn_without_documents
 from ..readers.llm import EndpointError
+from ..learn.calibration import load_calibrations, match_calibrations
 from ..learn.scorer import reads_documents
-from ..reason.explain import reason_line
 from ..reason.solve import SWITCHABLE, SolverParams
-from ..run.batch import STAGES, Settings, TopicAnswer, answer_topics, scorer_for
+from ..run.batch import STAGES, Answer, Settings, TopicAnswer, answer_topics, scorer_for
+from ..run.calibrate import calibrated_settings
 from ..run.output import check_outputs, jsonl, write_files
 from ..run.parallel import SCHEDULERS
-from .common import (add_reader_options, data_files, load_readers, parse_groups, parse_topics, positive, run_command,
-                     weight)
+from .common import add_reader_options, check_reader_options, load_readers, reader_inputs, parse_groups, parse_topics, plural, positive, prog, run_command, weight
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m causalgraph.answer", description=__doc__)
+    parser = argparse.ArgumentParser(prog=prog("answer"), description=__doc__)
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--demo", action="store_true", help="answer the built-in demo topic and print the reasons")
+    source.add_argument("--demo", action="store_true",
+                        help="answer the built-in demo topic and print each question, its options, the answer and its score")
     source.add_argument("--data", type=Path, help="AER data folder (../shared/aer or the public repository layout)")
-    parser.add_argument("--split", default="test", choices=("train", "dev", "sample", "test"))
+    parser.add_argument("--split", default="test", choices=SPLITS, help="the split of --data to answer (default test)")
     parser.add_argument("--out", type=Path, help='submission JSONL: {"id", "answer"} a line')
     parser.add_argument("--explain", type=Path, help="JSONL with each option's edge score and the rules that fired")
-    parser.add_argument("--topics", type=parse_topics, help="only these topic ids, e.g. 37,38")
+    parser.add_argument("--topics", type=parse_topics, help="only these topic ids, e.g. 37,40-42")
     parser.add_argument("--without", type=parse_groups, default=frozenset(), help=f"rule groups to switch off: {','.join(SWITCHABLE)}")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="trained edge scorer (joblib)")
     parser.add_argument("--none-prior", type=weight, help="cost of a real option where None is offered, weighed against the "
@@ -84,13 +87,40 @@ def timings(answers: list[TopicAnswer], topics: list[Topic], load: float, total:
 
 
 def summary(answers: list[TopicAnswer], topics: int, seconds: float) -> str:
-    questions = sum(len(a.records) for a in answers)
+    questions = sum(len(a.answers) for a in answers)
     stages = ", ".join(f"{stage} {sum(a.seconds[stage] for a in answers):.1f} s" for stage in STAGES)
     cached = sum(a.cached for a in answers)
     return (
-        f"answered {questions} questions ({len(answers)} of {topics} topics) in {seconds:.1f} s "
-        f"({stages}; {cached} analyses from the cache)"
+        f"answered {plural(questions, 'question')} ({len(answers)} of {plural(topics, 'topic')}) in {seconds:.1f} s "
+        f"({stages}; {plural(cached, 'analysis', 'analyses')} from the cache)"
     )
+
+
+def demo_report(topics: list[Topic], answers: list[Answer]) -> str:
+    """Each topic, then each question: its target, its options' texts with the edge scorer's probability, the
+    answer with its reasons, and (where the gold answer is known) the gold answer and the official score."""
+    questions = {q.qid: q for t in topics for q in t.questions}
+    lines = [f"Topic {t.topic_id}: {t.title} ({plural(len(t.documents), 'document')})" for t in topics]
+    lines.append("p: the edge scorer's probability that the option directly caused the target; "
+                 "* marks the options chosen")
+    question_scores = []
+    for answer in answers:
+        question, record = questions[answer.qid], answer.explanation
+        lines += ["", f"- {answer.qid}: what directly caused \"{question.target}\"?"]
+        for label, option in record["options"].items():
+            p = "     -" if option.get("score") is None else f"p={option['score']:.2f}"
+            lines.append(f"  {'*' if option['selected'] else ' '} {label}  {p}  {option['text']}")
+        if question.gold is None:
+            lines.append(f"  answer {record['answer']}")
+        else:
+            question_scores.append(question_score(answer.labels, question.gold))
+            lines.append(f"  answer {record['answer']}, gold {','.join(sorted(question.gold))}: score {question_scores[-1]:g}")
+        lines.append(f"  why: {answer.reason}")
+    if question_scores:
+        lines += ["", f"Score {sum(question_scores) / len(question_scores):.3f} over {plural(len(question_scores), 'question')} with a gold answer (the "
+                  "official metric: 1 for the exact set, 0.5 for a non-empty subset of it, else 0); "
+                  "`causalgraph evaluate --pred P --gold G` scores a file written with --out."]
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,11 +130,14 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     if not args.demo and args.out is None and args.explain is None:
         parser.error("give --out (and/or --explain) with --data")
+    check_reader_options(parser, args)
     data, split = (DEMO_DATA, "sample") if args.demo else (args.data, args.split)
     try:
         outputs = check_outputs({"--out": args.out, "--explain": args.explain, "--timings": args.timings},
-                                [*data_files(data), args.model, *args.reader_scores])
+                                [*data_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
+        calibrations = load_calibrations(args.reader_calibration) if args.reader_calibration else None
         topics = load_split(data, split, args.topics)
+        warn_without_documents(topics)
         model = args.model.resolve()
         scorer, encoder = scorer_for(model)
         cache = None if args.no_cache else AnalysisCache.open(args.cache_dir, encoder, reads_documents(scorer))
@@ -112,8 +145,16 @@ def main(argv: list[str] | None = None) -> int:
     except (DataError, OSError, ValueError, EndpointError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    if thin := thin_topics(topics, bool(readers))[1]:  # once per run: the size curve's small topics, no reader
+        logging.getLogger(__name__).warning(thin)
     params = SolverParams(bias=args.bias, none_prior=args.none_prior)
     settings = Settings(model, args.without, params, args.time_limit, cache, readers)
+    try:
+        settings = calibrated_settings(topics, settings, args.reader_weight,
+                                       calibrations and match_calibrations(readers, calibrations, args.reader_calibration))
+    except DataError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     loaded = time.perf_counter()
     try:
         answers, failures = run_topics(topics, settings, args)
@@ -123,9 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     if failures and not args.keep_going:
         print(f"error: {failures[0]}\nnothing written; --keep-going answers the other topics", file=sys.stderr)
         return 1
-    records = [r for a in answers for r in a.records]
-    files = {"--out": lambda: jsonl({"id": r["id"], "answer": r["answer"]} for r in records),
-             "--explain": lambda: jsonl(records),
+    answered = [answer for a in answers for answer in a.answers]
+    files = {"--out": lambda: jsonl(a.submission() for a in answered),
+             "--explain": lambda: jsonl(a.explanation for a in answered),
              "--timings": lambda: timings(answers, topics, loaded - start, time.perf_counter() - start)}
     try:
         write_files({path: files[option]() for option, path in outputs.items()})
@@ -133,11 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}; no output written", file=sys.stderr)
         return 2
     if args.demo:
-        for topic in topics:
-            print(f"Topic {topic.topic_id}: {topic.title} ({len(topic.documents)} documents)")
-        for record in records:
-            print(f"- {record['target']}")
-            print(f"  {reason_line(record)}")
+        print(demo_report(topics, answered))
     else:
         print(summary(answers, len(topics), time.perf_counter() - start), file=sys.stderr)
     for failure in failures:

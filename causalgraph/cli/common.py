@@ -5,24 +5,33 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 
-from ..analysis.analyse import TopicAnalysis
-from ..analysis.cache import AnalysisCache
-from ..config import DEFAULT_ENCODER, DEFAULT_MODEL, default_cache_dir
-from ..data import SPLITS, DataError, load_labelled, load_split
-from ..learn.crossval import HELD_COPIES, TopicShape
-from ..learn.scorer import load_scorer
+from ..config import DEFAULT_ENCODER, default_cache_dir
+from ..data import DataError
+from ..experiments.inputs import cv_inputs as read_cv_inputs, shipped_bias
+from ..learn.crossval import TopicShape
 from ..readers.base import ReaderJudgements
-from ..readers.crossencoder import CrossEncoderReader
-from ..readers.llm import RESPONSE_FORMATS, LLMReader
-from ..readers.scores import load_reader_scores
+from ..readers.llm import RESPONSE_FORMATS
+from ..readers.load import load_readers as read_readers
+from ..readers.scores import parse_reader_spec
 from ..reason.solve import MAX_CONSTANT, SWITCHABLE
 
+# How the commands were started, for their usage lines: `python -m causalgraph.answer` unless the
+# `causalgraph COMMAND` entry point (causalgraph/__main__.py) says otherwise.
+ENTRY = {"prefix": "python -m causalgraph."}
 
-# Reader weight (percent) when none is given: see BENCHMARKS.md, "Readers".
-DEFAULT_READER_WEIGHT = 200
+
+def prog(command: str) -> str:
+    """The usage line's name of a command, as it was run: `causalgraph answer` or `python -m causalgraph.answer`."""
+    return f"{ENTRY['prefix']}{command}"
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """'1 topic', '2 topics', '0 topics' (`many` for irregular plurals)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
 
 
 def parse_groups(text: str) -> frozenset[str]:
@@ -34,10 +43,15 @@ def parse_groups(text: str) -> frozenset[str]:
 
 
 def parse_topics(text: str) -> list[int]:
-    try:
-        topics = [int(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--topics takes comma-separated integers, got {text!r}") from None
+    """An argparse type: topic ids and ranges, e.g. '37,40-42' (in the order given, each once)."""
+    topics: list[int] = []
+    for part in (p.strip() for p in text.split(",")):
+        match = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
+        if part and (match is None or (match[2] is not None and int(match[2]) < int(match[1]))):
+            raise argparse.ArgumentTypeError(f"--topics takes ids and ranges such as 1,3-5; got {part!r} in {text!r}")
+        if match:
+            first, last = int(match[1]), int(match[2] or match[1])
+            topics += [t for t in range(first, last + 1) if t not in topics]
     if not topics:
         raise argparse.ArgumentTypeError(f"--topics names no topic: {text!r}")
     return topics
@@ -58,20 +72,18 @@ def positive(kind, most: float = 1e6):
     return parse
 
 
-def data_files(root: str | os.PathLike) -> list[Path]:
-    """The files a run reads from a data folder: every split's questions.jsonl and docs.json."""
-    root = Path(root)
-    return [root / f"{split}{suffix}" / name for split in SPLITS for suffix in ("", "_data")
-            for name in ("questions.jsonl", "docs.json")]
-
-
 def add_reader_options(parser: argparse.ArgumentParser) -> None:
     """--reader-scores (repeatable) and --reader-weight."""
-    parser.add_argument("--reader-scores", type=Path, action="append", default=[], metavar="FILE",
+    parser.add_argument("--reader-scores", type=parse_reader_spec, action="append", default=[], metavar="[NAME=]FILE",
                         help='another system\'s output as a reader: {"id", "answer"} or {"id", "probs": {"A": p, ...}} '
-                             "a line (repeatable)")
-    parser.add_argument("--reader-weight", type=weight, default=DEFAULT_READER_WEIGHT,
-                        help=f"percent by which each reader's log-odds are scaled in the fusion (default {DEFAULT_READER_WEIGHT})")
+                             "a line, named NAME or by the path as given (repeatable)")
+    parser.add_argument("--reader-weight", type=weight,
+                        help="percent by which every reader's raw log-odds are scaled in the fusion, overriding "
+                             "calibration; default: each reader calibrated (--reader-calibration, else without gold "
+                             "on the answered topics)")
+    parser.add_argument("--reader-calibration", type=Path, metavar="CAL.json",
+                        help="reader calibrations written by `calibrate` (matched by reader name, or the only one "
+                             "to the only reader); readers it does not name are calibrated without gold")
     parser.add_argument("--crossencoder", metavar="MODEL",
                         help="the cross-encoder reader: a folder written by `train --reader crossencoder --out`, or a hub "
                              "name; it reads passages from the answered topics' documents")
@@ -85,35 +97,30 @@ def add_reader_options(parser: argparse.ArgumentParser) -> None:
                           "(llama.cpp's Python server), or none (the prompt alone)")
 
 
+def check_reader_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """A usage error for --reader-weight or --reader-calibration without a reader to apply it to."""
+    given = args.reader_scores or args.crossencoder or args.llm_url
+    for option, value in (("--reader-calibration", args.reader_calibration), ("--reader-weight", args.reader_weight)):
+        if value is not None and not given:
+            parser.error(f"{option} needs a reader (--reader-scores, --crossencoder or --llm-url)")
+
+
+def reader_inputs(args: argparse.Namespace) -> list[Path]:
+    """The files the reader options read besides the score files: the calibration file."""
+    return [args.reader_calibration] if args.reader_calibration else []
+
+
 def load_readers(args: argparse.Namespace, data, split: str, topics: list) -> tuple[ReaderJudgements, ...]:
-    """The readers of a run: the --reader-scores files (their ids checked against every question of the
-    split), the cross-encoder of --crossencoder and the LLM at --llm-url (both run over the answered topics,
-    their judgements cached under --cache-dir)."""
-    readers = []
-    if args.reader_scores:
-        questions = {q.qid: q for topic in load_split(data, split) for q in topic.questions}
-        readers += [load_reader_scores(path, questions, args.reader_weight) for path in args.reader_scores]
+    """The readers that the options name (see readers.load.load_readers), their judgements cached under
+    --cache-dir (the default cache folder where the command has none); OSError naming the option."""
     cache = None if getattr(args, "no_cache", False) else getattr(args, "cache_dir", default_cache_dir())
-    if args.crossencoder:
-        readers.append(crossencoder_reader(args.crossencoder, args.reader_weight, cache).judge(
-            topics, progress=not getattr(args, "quiet", False)))
-    if args.llm_url:
-        llm = LLMReader(args.llm_url, args.llm_model, args.llm_key_env, cache, args.llm_concurrency,
-                        weight=args.reader_weight, response_format=args.llm_response_format)
-        readers.append(llm.judge(topics, progress=not getattr(args, "quiet", False)))
-    return tuple(readers)
-
-
-def crossencoder_reader(model: str, weight: int, cache_dir: Path | None) -> CrossEncoderReader:
-    """The cross-encoder reader of --crossencoder; OSError naming the option when it cannot be loaded."""
-    local = Path(model).expanduser()
-    if (local.exists() or model.startswith((".", "/", "~"))) and not (local / "config.json").is_file():
-        raise OSError(f"--crossencoder {model}: no model folder there (expected one written by "
-                      "`python -m causalgraph.train --reader crossencoder --out FOLDER`)")
     try:
-        return CrossEncoderReader(local if local.exists() else model, weight=weight, cache_dir=cache_dir)
+        return read_readers(data, split, topics, scores=args.reader_scores, crossencoder=args.crossencoder,
+                            llm_url=args.llm_url, llm_model=args.llm_model, llm_key_env=args.llm_key_env,
+                            llm_concurrency=args.llm_concurrency, llm_response_format=args.llm_response_format,
+                            cache_dir=cache, progress=not getattr(args, "quiet", False))
     except OSError as err:
-        raise OSError(f"--crossencoder {model}: cannot load the model ({str(err).splitlines()[0]})") from None
+        raise OSError(f"--crossencoder {err}" if args.crossencoder and str(err).startswith(args.crossencoder) else err) from None
 
 
 def run_command(main, argv: list[str] | None = None) -> int:
@@ -155,10 +162,10 @@ def at_least(minimum: int):
     return parse
 
 
-def cv_parser(prog: str, doc: str, encoder: bool = True, bias: bool = False, min_folds: int = 2) -> argparse.ArgumentParser:
+def cv_parser(command: str, doc: str, encoder: bool = True, bias: bool = False, min_folds: int = 2) -> argparse.ArgumentParser:
     """The options that the CV commands share: data, folds (at least `min_folds`), the split to resize to, the
     encoder (unless `encoder` is False) and a fixed precision bias (where `bias` is True)."""
-    parser = argparse.ArgumentParser(prog=prog, description=doc)
+    parser = argparse.ArgumentParser(prog=prog(command.rsplit(".", 1)[-1]), description=doc)
     parser.add_argument("--data", required=True, help="AER data folder (../shared/aer or the public layout)")
     parser.add_argument("--folds", type=at_least(min_folds), default=5, help=f"grouped CV folds (at least {min_folds})")
     if encoder:
@@ -169,48 +176,13 @@ def cv_parser(prog: str, doc: str, encoder: bool = True, bias: bool = False, min
     return parser
 
 
-def shipped_bias() -> int:
-    """The precision bias that `train` chose for the shipped scorer."""
-    return load_scorer(DEFAULT_MODEL)[0].bias
-
-
-def cv_inputs(args: argparse.Namespace) -> tuple[list, list[TopicShape]] | None:
-    """The labelled topics and the target topic shapes, with `args.bias` (where the command has one) set to
-    the shipped scorer's when not given; None, after printing the error, when the data cannot be read."""
+def cv_inputs(args: argparse.Namespace, evidence: bool = False) -> tuple[list, list[TopicShape], int] | None:
+    """The labelled topics, the target topic shapes and the precision bias (--bias, else the shipped
+    scorer's); None, after printing the error, when the data cannot be read."""
     try:
-        topics = load_labelled(args.data)
-        shapes = target_shapes(args.data, None if args.resize_to == "none" else args.resize_to)
-        if getattr(args, "bias", 0) is None:
-            args.bias = shipped_bias()
-        if args.folds > len(topics):
-            raise DataError(args.data, None, f"--folds {args.folds} is more than the {len(topics)} labelled topics")
+        topics, shapes = read_cv_inputs(args.data, args.folds, args.resize_to, evidence)
+        bias = getattr(args, "bias", None)
+        return topics, shapes, shipped_bias() if bias is None else bias
     except (DataError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return None
-    return topics, shapes
-
-
-def labelled_analyses(topics: list, encoder: str) -> list[TopicAnalysis]:
-    """The topics' analyses through the cache that `answer` uses, so reruns skip spaCy and the encoder."""
-    cache = AnalysisCache.open(default_cache_dir(), encoder)
-    return [cache.analyse(t)[0] for t in topics]
-
-
-def target_shapes(data: str, split: str | None) -> list[TopicShape]:
-    """The shape of each topic of the split to be answered, read from its questions (no answers needed)."""
-    if split is None:
-        return []
-    return [TopicShape.of(t) for t in load_split(data, split)]
-
-
-def describe_shapes(shapes: list[TopicShape]) -> str:
-    """Range of topic sizes and the share of questions offering None, e.g. '8-48 questions, 37% ...'."""
-    sizes = [s.questions for s in shapes]
-    share = sum(s.none_offered for s in shapes) / max(sum(sizes), 1)
-    return f"{min(sizes)}-{max(sizes)} questions, {share:.0%} of them offering None"
-
-
-def describe_held(held: list[list[TopicAnalysis]], shapes: list[TopicShape]) -> str:
-    """The held-out copies' shapes next to the answered split's (copies run short of None questions)."""
-    copies = describe_shapes([TopicShape.of(c.topic) for cs in held for c in cs])
-    return f"{HELD_COPIES} copies each, {copies}; the split's topics: {describe_shapes(shapes)}"

@@ -1,4 +1,4 @@
-"""`python -m causalgraph.encoders`: compare sentence encoders for the edge scorer's similarity features with
+"""`causalgraph encoders`: compare sentence encoders for the edge scorer's similarity features with
 grouped-by-topic CV over train + dev + sample: size, speed, edge AUC and AER score on whole held-out topics
 and on held-out topics cut to the answered split's topic shapes (the precision bias fixed, as in the ablation)."""
 
@@ -14,7 +14,8 @@ from ..learn.crossval import (TopicShape, bootstrap_interval, fold_scorers, held
 from ..config import DEFAULT_ENCODER
 from ..text.embed import MPNET, encode, load_encoder
 from ..reason.solve import SolverParams
-from .common import cv_inputs, cv_parser, labelled_analyses, run_command
+from ..experiments.inputs import labelled_analyses
+from .common import cv_inputs, cv_parser, plural, run_command
 
 
 SPEED_SENTENCES = 1000
@@ -39,21 +40,26 @@ def encoder_row(name: str, topics, folds: int, shapes: list[TopicShape], bias: i
     return "| " + " | ".join(cells) + " |"
 
 
+def build_parser():
+    parser = cv_parser("encoders", __doc__, encoder=False, bias=True)
+    parser.add_argument("--encoders", nargs="+", default=[DEFAULT_ENCODER, MPNET],
+                        help=f"sentence encoders to compare: local paths or hub names (default {DEFAULT_ENCODER} {MPNET})")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = cv_parser("python -m causalgraph.encoders", __doc__, encoder=False, bias=True)
-    parser.add_argument("--encoders", nargs="+", default=[DEFAULT_ENCODER, MPNET], help="local paths or hub names")
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     inputs = cv_inputs(args)
     if inputs is None:
         return 2
-    topics, shapes = inputs
-    print(f"Grouped-by-topic {args.folds}-fold CV over {len(topics)} topics, bias {args.bias}; speed: seconds to embed the "
+    topics, shapes, bias = inputs
+    print(f"Grouped-by-topic {args.folds}-fold CV over {plural(len(topics), 'topic')}, bias {bias}; speed: seconds to embed the "
           f"first {SPEED_SENTENCES} document sentences of the labelled topics on one torch thread\n")
     header = ["encoder", "parameters", f"s per {SPEED_SENTENCES} sentences", "edge AUC", "whole held-out topics"]
     header += [f"held-out cut to {args.resize_to} shapes"] if shapes else []
     print("| " + " | ".join(header) + " |\n" + "|---" * len(header) + "|")
     for name in args.encoders:
-        print(encoder_row(name, topics, args.folds, shapes, args.bias), flush=True)
+        print(encoder_row(name, topics, args.folds, shapes, bias), flush=True)
     return 0
 
 

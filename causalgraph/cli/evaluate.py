@@ -1,4 +1,4 @@
-"""`python -m causalgraph.evaluate`: the official AER score of a prediction file, with its breakdown."""
+"""`causalgraph evaluate`: the official AER score of a prediction file, with its breakdown."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from ..data import DataError, load_answers, load_questions, question_score
-from .common import run_command
+from .common import plural, prog, run_command
 
 
 @dataclass(frozen=True)
@@ -39,18 +39,22 @@ def score_answers(
 
 
 def format_report(report: Report) -> str:
-    lines = [f"score {report.score:.4f} over {report.n} questions"]
+    lines = [f"score {report.score:.4f} over {plural(report.n, 'question')}"]
     if report.missing:
-        lines.append(f"  ({report.missing} questions without a prediction scored 0)")
+        lines.append(f"  ({plural(report.missing, 'question')} without a prediction scored 0)")
     lines += [f"  {name:<16} {s:.4f}  (n={n})" for name, (s, n) in report.groups.items()]
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m causalgraph.evaluate", description=__doc__)
-    parser.add_argument("--pred", required=True, help='JSONL of {"id", "answer"}')
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog("evaluate"), description=__doc__)
+    parser.add_argument("--pred", required=True, help='predictions: JSONL of {"id", "answer"}, as `answer --out` writes')
     parser.add_argument("--gold", required=True, help="questions.jsonl with golden_answer, or JSONL of {id, answer}")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
         predicted = load_answers(args.pred, predictions=True)
         gold = load_answers(args.gold)
@@ -63,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     unknown = sorted(set(predicted) - set(gold))
     if unknown:
-        print(f"warning: {len(unknown)} predicted ids are not in the gold file, e.g. {unknown[0]}", file=sys.stderr)
+        print(f"warning: {plural(len(unknown), 'predicted id')} not in the gold file, e.g. {unknown[0]}", file=sys.stderr)
     print(format_report(score_answers(predicted, gold, offers_none)))
     return 0
 

@@ -1,4 +1,4 @@
-"""`python -m causalgraph.nli --data DIR`: measure the pair ("NLI") model with grouped-by-topic CV (the model is
+"""`causalgraph nli --data DIR`: measure the pair ("NLI") model with grouped-by-topic CV (the model is
 fine-tuned anew in every fold): its edge AUC alone, and as an extra feature of the edge scorer."""
 
 from __future__ import annotations
@@ -6,54 +6,43 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-
-import numpy as np
-from sklearn.metrics import roc_auc_score
-from sklearn.model_selection import GroupKFold, cross_val_predict
+from pathlib import Path
 
 from ..config import DEFAULT_ENCODER
-from ..data import load_labelled
-from ..graph.features import STRUCTURE_FEATURES
-from ..learn.crossval import held_out_probabilities, training_data
-from ..learn.pairmodel import labelled_examples, silver_examples
-from ..readers.crossencoder import PairModel
-from ..learn.scorer import EdgeScorer
-from .common import labelled_analyses, run_command
+from ..data import DataError, load_labelled
+from ..experiments.inputs import labelled_analyses
+from ..experiments.nli import pair_model_cv
+from .common import at_least, positive, prog, run_command
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog("nli"), description=__doc__)
+    parser.add_argument("--data", type=Path, required=True, help="AER data folder (../shared/aer or the public layout)")
+    parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="local path or hub name of the encoder to fine-tune")
+    parser.add_argument("--folds", type=at_least(2), default=5, help="grouped CV folds (at least 2)")
+    parser.add_argument("--epochs", type=positive(int), default=1, help="fine-tuning epochs in each fold")
+    parser.add_argument("--silver", type=at_least(0), default=2000, help="silver cue pairs added to each fold's training")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m causalgraph.nli", description=__doc__)
-    parser.add_argument("--data", required=True)
-    parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="local path or hub name of the encoder")
-    parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--silver", type=int, default=2000, help="silver cue pairs added to each fold's training")
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
+    try:
+        topics = load_labelled(args.data)
+    except (DataError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     import torch
 
     torch.set_num_threads(2)
     start = time.time()
-    analyses = labelled_analyses(load_labelled(args.data), DEFAULT_ENCODER)
-    topics = np.array([a.topic.topic_id for a in analyses])
-    oof = [None] * len(analyses)
-    for train, test in GroupKFold(n_splits=args.folds).split(topics, groups=topics):
-        inner = [analyses[i] for i in train]
-        model = PairModel(args.encoder).fit(labelled_examples(inner) + silver_examples(inner, args.silver), args.epochs)
-        for i in test:
-            oof[i] = model.predict_proba(labelled_examples([analyses[i]]))
-        print(f"fold done at {time.time() - start:.0f}s", file=sys.stderr)
-    gold = np.concatenate([a.gold() for a in analyses])
-    docs = np.concatenate([np.full(len(a.table.pairs), bool(a.topic.documents)) for a in analyses])
-    pair_p = np.concatenate(oof)
-    print(f"pair model {args.encoder}, {args.epochs} epoch(s): grouped-CV edge AUC {roc_auc_score(gold, pair_p):.3f}"
-          f" ({roc_auc_score(gold[docs], pair_p[docs]):.3f} on the {docs.sum()} pairs of topics with documents, whose premise is evidence)")
-    _, p_base = held_out_probabilities(analyses, args.folds)
-    X, y, groups = training_data(analyses)  # stack the out-of-fold pair scores as one more feature
-    stacked = EdgeScorer(features=(*STRUCTURE_FEATURES, "pair_model"))
-    p_stacked = cross_val_predict(stacked, X.assign(pair_model=pair_p), y, groups=groups,
-                                  cv=GroupKFold(n_splits=args.folds), method="predict_proba")[:, 1]
-    print(f"edge scorer (trained on whole topics) AUC without the pair model {roc_auc_score(gold, p_base):.3f}, with it "
-          f"{roc_auc_score(gold, p_stacked):.3f}; an optimistic bound: the training topics' pair scores come from "
+    analyses = labelled_analyses(topics, DEFAULT_ENCODER, not args.quiet)
+    r = pair_model_cv(analyses, args.encoder, args.folds, args.epochs, args.silver, not args.quiet)
+    print(f"pair model {args.encoder}, {args.epochs} epoch(s): grouped-CV edge AUC {r.auc:.3f}"
+          f" ({r.auc_with_documents:.3f} on the {r.pairs_with_documents} pairs of topics with documents, whose premise is evidence)")
+    print(f"edge scorer (trained on whole topics) AUC without the pair model {r.scorer_auc:.3f}, with it "
+          f"{r.stacked_auc:.3f}; an optimistic bound: the training topics' pair scores come from "
           f"models that saw the held-out fold ({time.time() - start:.0f}s)")
     return 0
 

@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from .records import (LABELS, MAX_DOCUMENT_CHARS, SPLITS, DataError, Document, Question, Topic, parse_id, parse_labels,
-                      parse_topic_id)
+from .records import (LABELS, MAX_DOCUMENT_CHARS, SPLITS, DataError, Document, Question, Topic, check_text, parse_id,
+                      parse_labels, parse_topic_id, shown)
 
 log = logging.getLogger(__name__)
 ISO_DATE = re.compile(r"(?:19|20)\d\d-\d\d-\d\d")
@@ -39,6 +39,39 @@ def _read_text(path: Path) -> str:
         raise DataError(path, f"line {line}", f"not valid UTF-8 (byte {bad!r} at offset {err.start})") from None
 
 
+def _line(text: str, offset: int) -> str:
+    lineno = text.count("\n", 0, offset) + 1
+    return f"line {lineno}"
+
+
+def _deepest(text: str) -> int:
+    """The offset where the JSON text's brackets nest deepest (strings skipped)."""
+    depth, deepest, where = 0, 0, 0
+    for token in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]', text):
+        if token.group() in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, where = depth, token.start()
+        elif token.group() in "]}":
+            depth -= 1
+    return where
+
+
+def _parse_json(text: str, path: Path, lineno: int | None = None):
+    """The JSON value of `text` (a whole file, or its line `lineno`); DataError naming the line of bad JSON,
+    of nesting deeper than the parser goes, or of an integer longer than Python reads."""
+    where = (lambda offset: f"line {lineno}") if lineno else (lambda offset: _line(text, offset))
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise DataError(path, where(err.pos), f"bad JSON ({err.msg})") from None
+    except RecursionError:
+        raise DataError(path, where(_deepest(text)), "bad JSON (nested too deeply)") from None
+    except ValueError as err:  # an integer of more digits than int() converts
+        long_number = re.search(r"[0-9]{1000,}", text)
+        raise DataError(path, where(long_number.start() if long_number else 0), f"bad JSON ({err})") from None
+
+
 def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for every non-blank line; DataError on bad JSON or a non-object.
     Lines end at "\n" only: JSON strings may hold other line separators such as U+2028."""
@@ -46,10 +79,7 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
     for lineno, line in enumerate(_read_text(path).split("\n"), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise DataError(path, f"line {lineno}", f"bad JSON ({err.msg})") from None
+        obj = _parse_json(line, path, lineno)
         if not isinstance(obj, dict):
             raise DataError(path, f"line {lineno}", "expected a JSON object")
         yield lineno, obj
@@ -65,12 +95,14 @@ def load_questions(path: str | os.PathLike) -> list[Question]:
             raise DataError(path, where, f"missing field {missing[0]!r}")
         qid = parse_id(obj["id"], path, where)
         if qid in seen:
-            raise DataError(path, where, f"duplicate question id {qid!r} (first on line {seen[qid]})")
+            raise DataError(path, where, f"duplicate question id {shown(qid)} (first on line {seen[qid]})")
         seen[qid] = lineno
         topic_id = parse_topic_id(obj["topic_id"], path, where)
         texts = [obj["target_event"], *(obj[f"option_{l}"] for l in LABELS)]
         if not all(isinstance(t, str) and t.strip() for t in texts):
-            raise DataError(path, where, f"question {qid!r} has an empty or non-string event text")
+            raise DataError(path, where, f"question {shown(qid)} has an empty or non-string event text")
+        for text in texts:
+            check_text(text, path, where, f"an event text of question {shown(qid)}")
         gold = obj.get("golden_answer")
         questions.append(
             Question(
@@ -97,21 +129,23 @@ def load_answers(path: str | os.PathLike, predictions: bool = False) -> dict[str
             raise DataError(path, where, "missing field 'answer' (or 'golden_answer')")
         qid = parse_id(obj["id"], path, where)
         if qid in answers:
-            raise DataError(path, where, f"duplicate question id {qid!r}")
+            raise DataError(path, where, f"duplicate question id {shown(qid)}")
         answers[qid] = parse_labels(obj[key], path, where, allow_empty=predictions)
         if not answers[qid]:
-            _warn(path, where, f"empty answer for {qid!r}; it scores 0")
+            _warn(path, where, f"empty answer for {shown(qid)}; it scores 0")
     return answers
+
+
+def _text(value) -> str:
+    """A field of a document as text: a string itself, anything else as its (short) repr."""
+    return value if isinstance(value, str) else shown(value)
 
 
 def load_documents(path: str | os.PathLike) -> dict[int, tuple[str, list[Document]]]:
     """Read a docs.json file: {topic_id: (topic title, documents)}. Documents without text are skipped and
     documents over MAX_DOCUMENT_CHARS are cut, each with a warning."""
     path = Path(path)
-    try:
-        data = json.loads(_read_text(path))
-    except json.JSONDecodeError as err:
-        raise DataError(path, f"line {err.lineno}", f"bad JSON ({err.msg})") from None
+    data = _parse_json(_read_text(path), path)
     if not isinstance(data, list):
         raise DataError(path, None, f"expected a JSON list of topics, got {type(data).__name__}")
     topics: dict[int, tuple[str, list[Document]]] = {}
@@ -125,46 +159,63 @@ def load_documents(path: str | os.PathLike) -> dict[int, tuple[str, list[Documen
             text = (doc.get("content") or doc.get("snippet") or "") if isinstance(doc, dict) else None
             if not isinstance(text, str):
                 raise DataError(path, f"{where}, doc {j}", "expected an object with a string 'content'")
-            doc_id = str(doc.get("id", f"{topic_id}-{j}"))
-            doc_where = f"{where}, doc {j} (id {doc_id!r})"
+            doc_id = _text(doc.get("id", f"{topic_id}-{j}"))
+            doc_where = f"{where}, doc {j} (id {shown(doc_id)})"
+            for value in (doc_id, text, doc.get("title"), doc.get("source")):
+                if isinstance(value, str):
+                    check_text(value, path, doc_where, "a field")
             if not text.strip():
                 _warn(path, doc_where, "empty document (no content or snippet); skipped")
                 continue
             if len(text) > MAX_DOCUMENT_CHARS:
                 _warn(path, doc_where, f"{len(text):,} characters; keeping the first {MAX_DOCUMENT_CHARS:,}")
                 text = text[:MAX_DOCUMENT_CHARS]
-            date = str(doc.get("parsed_date") or "")
+            date = _text(doc.get("parsed_date") or "")
             if date and not is_iso_day(date):
-                _warn(path, doc_where, f"parsed_date {date!r} is not a yyyy-mm-dd day; ignored")
+                _warn(path, doc_where, f"parsed_date {shown(date)} is not a yyyy-mm-dd day; ignored")
                 date = ""
-            docs.append(Document(doc_id=doc_id, title=str(doc.get("title") or ""), content=text,
-                                 source=str(doc.get("source") or ""), date=date))
+            docs.append(Document(doc_id=doc_id, title=_text(doc.get("title") or ""), content=text,
+                                 source=_text(doc.get("source") or ""), date=date))
         title, previous = topics.get(topic_id, (str(entry.get("topic", "")), []))
         topics[topic_id] = (title, previous + docs)
     return topics
 
 
+def split_folders(root: str | os.PathLike, split: str) -> list[Path]:
+    """Where a split may lie, in the order looked at: this layout's `root/train`, or the public repository's
+    `root/train_data`."""
+    return [Path(root) / split, Path(root) / f"{split}_data"]
+
+
+def data_files(root: str | os.PathLike) -> list[Path]:
+    """Every file a run may read from a data folder: each split's questions.jsonl and docs.json, in either layout."""
+    return [folder / name for split in SPLITS for folder in split_folders(root, split)
+            for name in ("questions.jsonl", "docs.json")]
+
+
+def _questions_folder(root: str | os.PathLike, split: str) -> Path | None:
+    return next((f for f in split_folders(root, split) if (f / "questions.jsonl").is_file()), None)
+
+
 def split_dir(root: str | os.PathLike, split: str) -> Path:
-    """The folder of a split in either layout: `root/train` or the public repository's `root/train_data`."""
+    """The folder of a split in either layout (see split_folders)."""
     root = Path(root)
     if not root.is_dir():
         raise DataError(root, None, "no such data folder")
-    for name in (split, f"{split}_data"):
-        if (root / name / "questions.jsonl").is_file():
-            return root / name
-    raise DataError(root, None, f"no {split}/questions.jsonl or {split}_data/questions.jsonl here")
+    folder = _questions_folder(root, split)
+    if folder is None:
+        names = " or ".join(f"{f.name}/questions.jsonl" for f in split_folders(root, split))
+        raise DataError(root, None, f"no {names} here")
+    return folder
 
 
 def all_documents(root: str | os.PathLike) -> dict[int, tuple[str, list[Document]]]:
     """Documents of every split under root, by topic (train/dev questions reuse sample's documents)."""
-    root = Path(root)
     found: dict[int, tuple[str, list[Document]]] = {}
-    for split in SPLITS:
-        for name in (split, f"{split}_data"):
-            path = root / name / "docs.json"
-            if path.is_file():
-                for tid, (title, docs) in load_documents(path).items():
-                    found.setdefault(tid, (title, docs))
+    for path in data_files(root):
+        if path.name == "docs.json" and path.is_file():
+            for tid, (title, docs) in load_documents(path).items():
+                found.setdefault(tid, (title, docs))
     return found
 
 
@@ -177,6 +228,25 @@ def group_topics(questions: Iterable[Question], documents: dict[int, tuple[str, 
             topics[q.topic_id] = Topic(q.topic_id, documents=list(docs), title=title)
         topics[q.topic_id].questions.append(q)
     return [topics[t] for t in sorted(topics)]
+
+
+def id_ranges(ids: Iterable[int]) -> str:
+    """Sorted ids with runs shortened to ranges: "1-3, 7"."""
+    runs: list[list[int]] = []
+    for i in sorted(set(ids)):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def warn_without_documents(topics: Iterable[Topic]) -> None:
+    """One warning that names the topics without documents: they are answered from their question texts."""
+    missing = [t.topic_id for t in topics if not t.documents]
+    if missing:
+        which = f"topic {missing[0]} has" if len(missing) == 1 else f"topics {id_ranges(missing)} have"
+        log.warning("%s no documents; answered from the question texts only", which)
 
 
 def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | None = None) -> list[Topic]:
@@ -203,10 +273,7 @@ def load_train_evidence(root: str | os.PathLike) -> dict[int, list[Document]]:
     path = Path(root) / "train-evidence" / "topics.json"
     if not path.is_file():
         return {}
-    try:
-        data = json.loads(_read_text(path))
-    except json.JSONDecodeError as err:
-        raise DataError(path, f"line {err.lineno}", f"bad JSON ({err.msg})") from None
+    data = _parse_json(_read_text(path), path)
     found: dict[int, list[Document]] = {}
     for i, entry in enumerate(data if isinstance(data, list) else []):
         where = f"topic entry {i}"
@@ -229,7 +296,7 @@ def load_labelled(root: str | os.PathLike, evidence: bool = False) -> list[Topic
         raise DataError(root, None, "no such data folder")
     questions = []
     for split in ("train", "dev", "sample"):
-        folder = next((root / n for n in (split, f"{split}_data") if (root / n / "questions.jsonl").is_file()), None)
+        folder = _questions_folder(root, split)
         if folder is not None:
             questions += load_questions(folder / "questions.jsonl")
     if not any(q.gold for q in questions):

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import os
 import re
+import reprlib
 from dataclasses import dataclass, field
 
 LABELS = ("A", "B", "C", "D")
 NONE_TEXT = "none of the others are correct causes"
 SPLITS = ("train", "dev", "sample", "test")
 MAX_DOCUMENT_CHARS = 200_000  # longer documents are cut here (the longest real one has 80,000)
+MAX_TOPIC_DIGITS = 18  # a topic id fits in 64 bits
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother = 3, 60, 60
 
 
 class DataError(ValueError):
@@ -79,29 +83,53 @@ def parse_labels(answer: str, path: str | os.PathLike, where: str, allow_empty: 
     """Parse "A,C" into {"A", "C"}; raise DataError on a label outside A-D, and on an empty answer unless
     `allow_empty` (a prediction may be empty; it scores 0)."""
     if not isinstance(answer, str):
-        raise DataError(path, where, f"answer must be a string such as 'A,C', got {answer!r}")
+        raise DataError(path, where, f"answer must be a string such as 'A,C', got {shown(answer)}")
     labels = [part.strip() for part in answer.split(",") if part.strip()]
     bad = [label for label in labels if label.upper() not in LABELS]
     if bad:
-        raise DataError(path, where, f"label {bad[0]!r} is outside A-D in answer {answer!r}")
+        raise DataError(path, where, f"label {shown(bad[0])} is outside A-D in answer {shown(answer)}")
     if not labels and not allow_empty:
         raise DataError(path, where, "empty answer")
     return frozenset(label.upper() for label in labels)
 
 
+def shown(value) -> str:
+    """A bad input value as an error message shows it: its repr, cut short (deep or long values included)."""
+    return _SHOWN.repr(value)
+
+
+def check_text(text: str, path: str | os.PathLike, where: str, what: str) -> str:
+    """`text` itself; DataError when it holds a lone surrogate (a JSON escape such as \\ud800 that is no
+    character), which no output file could hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise DataError(path, where, f"{what} holds {text[err.start]!r}, a lone surrogate, not a character") from None
+    return text
+
+
 def parse_id(value, path: str | os.PathLike, where: str) -> str:
-    """A question id: a non-empty string, or an integer (read as its decimal string)."""
+    """A question id: a non-empty string without NUL or lone surrogates, or an integer (read as its decimal
+    string)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    if isinstance(value, str) and value.strip():
-        return value
-    raise DataError(path, where, f"id must be a non-empty string, got {value!r}")
+    if not isinstance(value, str) or not value.strip():
+        raise DataError(path, where, f"id must be a non-empty string, got {shown(value)}")
+    if "\0" in value:
+        raise DataError(path, where, f"id {shown(value)} holds a NUL character")
+    return check_text(value, path, where, "id")
 
 
 def parse_topic_id(value, path: str | os.PathLike, where: str) -> int:
-    """A topic id: a JSON integer, or a string of digits."""
+    """A topic id: a JSON integer, or a string of ASCII digits, of at most MAX_TOPIC_DIGITS digits."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    raise DataError(path, where, f"topic_id must be an integer, got {value!r}")
+        number = value if abs(value) < 10**MAX_TOPIC_DIGITS else None
+    elif isinstance(value, str) and re.fullmatch(r"\s*[0-9]+\s*", value):
+        digits = value.strip().lstrip("0")
+        number = int(digits or "0") if len(digits) <= MAX_TOPIC_DIGITS else None
+    else:
+        raise DataError(path, where, f"topic_id must be an integer, got {shown(value)}")
+    if number is None:
+        raise DataError(path, where, f"topic_id must be an integer of at most {MAX_TOPIC_DIGITS} digits, "
+                                     f"got {shown(value)}")
+    return number

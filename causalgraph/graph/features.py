@@ -17,7 +17,7 @@ STOPWORDS = frozenset(
     "after before during over into than then also which who whom has have had not but".split()
 )
 
-STRUCTURE_FEATURES = (
+QUESTION_FEATURES = (
     "cosine",
     "cosine_minus_best_other",
     "cosine_rank",
@@ -35,6 +35,11 @@ STRUCTURE_FEATURES = (
     "target_n_questions",
     "topic_n_questions",
 )
+# Counts that tell a small topic from a large one where the shares above read the same: how many questions
+# offer the pair, and how many mention the cause and the target (as an option or as the target).
+SIZE_FEATURES = ("pair_n_questions", "cause_n_mentions", "target_n_mentions")
+# Every feature read off the questions alone (no documents).
+STRUCTURE_FEATURES = QUESTION_FEATURES + SIZE_FEATURES
 # Evidence features also compared with the other options of the same question.
 RELATIVE_EVIDENCE = ("same_sentence", "nearby_sentences", "cue_forward", "cause_support")
 FEATURES = STRUCTURE_FEATURES + EVIDENCE_FEATURES + tuple(f"{n}_minus_best_other" for n in RELATIVE_EVIDENCE)
@@ -123,6 +128,9 @@ def pair_table(graph: nx.DiGraph, vectors: np.ndarray, evidence: np.ndarray | No
             none_share(graph, graph.nodes[t]["targets_of"]) / topic_none_rate,
             float(len(graph.nodes[t]["targets_of"])),
             float(n_questions),
+            float(len(graph.edges[e, t]["questions"])),
+            float(len(graph.nodes[e]["option_of"]) + len(graph.nodes[e]["targets_of"])),
+            float(len(graph.nodes[t]["option_of"]) + len(graph.nodes[t]["targets_of"])),
         ]
         for e, t in pairs
     ]

@@ -65,7 +65,7 @@ def build_timeline(extraction: TopicExtraction, texts: list[str], norms: list[st
     before: dict[tuple[str, str], Edge] = {}
     for a, (da, sa) in dates.items():
         for b, (db, sb) in dates.items():
-            if a != b and is_after(db, da) and max(sa, sb) >= 0:  # two event texts: rules/temporal.lp's after/2
+            if a != b and is_after(db, da) and max(sa, sb) >= 0:  # two event texts: later(E,T,dates) in rules/temporal.lp
                 before[(a, b)] = Edge("dates", tuple(s for s in (sa, sb) if s >= 0))
     causes: dict[tuple[str, str], Edge] = {}
     cause_vecs, effect_vecs = cue_vectors

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.model_selection import GroupKFold, cross_val_predict, cross_validate
 
 from ..data import question_score
+from ..text.embed import encode
 from ..analysis.analyse import TopicAnalysis, subset_analysis
 from ..reason.solve import SolverParams, solve_analysis
 from .scorer import EdgeScorer, edge_scores, pair_frame
@@ -39,6 +40,11 @@ class TopicShape:
         return cls(len(topic.questions), sum(q.none_label is not None for q in topic.questions))
 
 
+def node_vectors(analysis: TopicAnalysis) -> np.ndarray:
+    """The embeddings of the topic's nodes, row i for node i, for cutting it into many subsets."""
+    return encode([analysis.graph.nodes[n]["text"] for n in range(analysis.graph.number_of_nodes())], analysis.encoder)
+
+
 def resized_copies(analyses: list[TopicAnalysis], shapes: list[TopicShape], copies: int, seed: int = 0) -> list[list[TopicAnalysis]]:
     """For each topic, `copies` versions restricted to a random subset of its questions, each with the
     shape of a topic drawn from `shapes` (those of the split to be answered), as far as the topic's own None
@@ -50,12 +56,12 @@ def resized_copies(analyses: list[TopicAnalysis], shapes: list[TopicShape], copi
         offers = [q.none_label is not None for q in a.topic.questions]
         none = [i for i, o in enumerate(offers) if o]
         other = [i for i, o in enumerate(offers) if not o]
-        topic_copies = []
+        topic_copies, vectors = [], node_vectors(a)
         for _ in range(copies):
             shape = rng.choice(shapes)
             k = min(shape.none_offered, len(none))
             picked = rng.sample(none, k) + rng.sample(other, min(shape.questions - k, len(other)))
-            topic_copies.append(subset_analysis(a, picked))
+            topic_copies.append(subset_analysis(a, picked, vectors))
         out.append(topic_copies)
     return out
 
@@ -69,6 +75,58 @@ def resized_sets(analyses: list[TopicAnalysis], shapes: list[TopicShape]) -> tup
     if not shapes:
         return None, None
     return resized_copies(analyses, shapes, TRAIN_COPIES, seed=1), resized_copies(analyses, shapes, HELD_COPIES, seed=2)
+
+
+def cut_topic(analysis: TopicAnalysis, k: int | None, seed: int = 0) -> list[TopicAnalysis]:
+    """The topic's questions in a seeded random order, cut into topics of `k` questions (the last may hold
+    fewer), so that each question is answered once at that size; the topic itself when `k` is None or at
+    least its size."""
+    n = len(analysis.topic.questions)
+    if k is None or k >= n:
+        return [analysis]
+    order = list(range(n))
+    random.Random(f"{seed}/{analysis.topic.topic_id}/{k}").shuffle(order)
+    vectors = node_vectors(analysis)
+    return [subset_analysis(analysis, order[i:i + k], vectors) for i in range(0, n, k)]
+
+
+# Sizes of the copies that teach a size-aware scorer topics from a question alone up to about the test split's.
+SIZE_COPIES = (1, 2, 3, 5, 8, 13, 21)
+
+
+def sized_copies(analyses: list[TopicAnalysis], sizes: tuple[int, ...], shapes: list[TopicShape],
+                 seed: int = 3) -> list[list[TopicAnalysis]]:
+    """For each topic and each size k, as many copies of k of its questions as cover the topic about once;
+    each question of a copy offers None with the None share of a topic drawn from `shapes` (the answered
+    split's), as far as the topic's own None questions go; without `shapes`, a copy is a plain random subset."""
+    rng = random.Random(seed)
+    out = []
+    for a in analyses:
+        offers = [q.none_label is not None for q in a.topic.questions]
+        none = [i for i, o in enumerate(offers) if o]
+        other = [i for i, o in enumerate(offers) if not o]
+        topic_copies, vectors = [], node_vectors(a)
+        for k in sizes:
+            k = min(k, len(offers))
+            for _ in range(-(-len(offers) // k)):
+                if shapes:
+                    shape = rng.choice(shapes)
+                    want = sum(rng.random() < shape.none_offered / shape.questions for _ in range(k))
+                    want = max(min(want, len(none)), k - len(other))
+                    picked = rng.sample(none, want) + rng.sample(other, k - want)
+                else:
+                    picked = rng.sample(range(len(offers)), k)
+                topic_copies.append(subset_analysis(a, picked, vectors))
+        out.append(topic_copies)
+    return out
+
+
+def size_aware_sets(analyses: list[TopicAnalysis], shapes: list[TopicShape],
+                    sizes: tuple[int, ...] = SIZE_COPIES) -> tuple[list | None, list | None]:
+    """`resized_sets`, with `sized_copies` of each topic at `sizes` added to the training copies."""
+    extra, held = resized_sets(analyses, shapes)
+    sized = sized_copies(analyses, sizes, shapes)
+    return [a + b for a, b in zip(extra or [[]] * len(analyses), sized)], held
 
 
 def training_data(analyses: list[TopicAnalysis], extra: list[list[TopicAnalysis]] | None = None):

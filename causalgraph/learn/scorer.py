@@ -11,10 +11,11 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from ..graph.features import FEATURES, STRUCTURE_FEATURES, PairTable
+from ..graph.features import FEATURES, QUESTION_FEATURES, STRUCTURE_FEATURES, PairTable
 from ..reason.solve import SolverParams
 
 
@@ -26,11 +27,11 @@ def pair_frame(tables: list[PairTable]) -> pd.DataFrame:
 
 
 class EdgeScorer(ClassifierMixin, BaseEstimator):
-    """Gradient-boosted trees over the named pair `features` (a DataFrame's columns, so their order cannot drift).
-    The structural features interact strongly, which a linear model cannot use. `bias` is the precision bias
+    """Gradient-boosted trees over the named pair `features` (a DataFrame's columns, so their order cannot drift;
+    None: every column of X, of any array-like, as scikit-learn's `check_estimator` passes them). The structural features interact strongly, which a linear model cannot use. `bias` is the precision bias
     (log-odds x 100) that the solver subtracts from every selected label; `train` chooses it by grouped CV."""
 
-    def __init__(self, features: tuple[str, ...] = STRUCTURE_FEATURES, max_iter: int = 150, learning_rate: float = 0.05,
+    def __init__(self, features: tuple[str, ...] | None = QUESTION_FEATURES, max_iter: int = 150, learning_rate: float = 0.05,
                  max_leaf_nodes: int = 8, bias: int = 0, random_state: int = 0):
         self.features = features
         self.max_iter = max_iter
@@ -39,26 +40,47 @@ class EdgeScorer(ClassifierMixin, BaseEstimator):
         self.bias = bias
         self.random_state = random_state
 
-    def fit(self, X: pd.DataFrame, y, sample_weight=None) -> "EdgeScorer":
-        """Fit on a frame of pair features (see `pair_frame`) and 0/1 labels."""
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # the trees send missing values down a learned branch
+        return tags
+
+    def _columns(self, X):
+        """The feature columns of X: the named ones of a frame, or all of X where `features` is None."""
+        if self.features is None:
+            return X
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(f"EdgeScorer reads named features: X must be a DataFrame, got {type(X).__name__}")
+        return X[list(self.features)]
+
+    def fit(self, X: pd.DataFrame, y, sample_weight=None) -> EdgeScorer:
+        """Fit on a frame of pair features (see `pair_frame`) and labels (0/1 or bool: cause or not)."""
+        if y is None:
+            raise ValueError("EdgeScorer requires y to be passed, but the target y is None")
+        y = np.asarray(y)
+        check_classification_targets(y)
         self.model_ = HistGradientBoostingClassifier(
             max_iter=self.max_iter, learning_rate=self.learning_rate, max_leaf_nodes=self.max_leaf_nodes,
             random_state=self.random_state,
         )
-        self.model_.fit(X[list(self.features)], np.asarray(y).astype(int), sample_weight=sample_weight)
+        self.model_.fit(self._columns(X), y.astype(int) if y.dtype == bool else y, sample_weight=sample_weight)
         self.classes_ = self.model_.classes_
+        self.n_features_in_, self.n_iter_ = self.model_.n_features_in_, self.model_.n_iter_
+        if hasattr(self.model_, "feature_names_in_"):
+            self.feature_names_in_ = self.model_.feature_names_in_
         return self
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """(n, 2): P(not a cause), P(cause) per pair. One OpenMP thread: for a topic's few dozen pairs, two threads
         made predict 25 times slower on the 2-core machine, with the same probabilities."""
         check_is_fitted(self, "model_")
-        if len(X) == 0:
-            return np.zeros((0, 2))
+        if isinstance(X, pd.DataFrame) and len(X) == 0:
+            return np.zeros((0, len(self.classes_)))
         with threadpool_limits(limits=1):
-            return self.model_.predict_proba(X[list(self.features)])
+            return self.model_.predict_proba(self._columns(X))
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
+        check_is_fitted(self, "model_")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 
@@ -90,7 +112,7 @@ def load_scorer(path: str | Path) -> tuple[EdgeScorer, str]:
         raise ValueError(f"{path}: not a causalgraph model file ({type(err).__name__}: {err})") from None
     if not isinstance(saved, dict) or not isinstance(saved.get("scorer"), EdgeScorer):
         raise ValueError(f"{path}: not a causalgraph model file (no edge scorer in it)")
-    if tuple(saved.get("features", ())) != FEATURES:
+    if not set(saved["scorer"].features) <= set(FEATURES):
         raise ValueError(f"{path}: made for other features; retrain with `python -m causalgraph.train`")
     return saved["scorer"], saved["encoder"]
 

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Protocol
+
+log = logging.getLogger(__name__)
+_UNWRITABLE: set[Path] = set()  # cache folders already warned about
 
 # A hard verdict counts as this log-odds x 100 (P = 0.95) before the reader's weight scales it.
 HARD_LOG_ODDS = 294
@@ -29,9 +33,13 @@ class Judgement:
     probability: float | None = None
     verdict: bool | None = None
     evidence: tuple[tuple[str, str], ...] = ()
+    calibrated: int | None = None  # the log-odds x 100 its reader's calibration gives it (readers/calibration.py)
 
     def log_odds(self) -> int:
-        """The judgement as integer log-odds x 100: a probability's, capped, or +-HARD_LOG_ODDS for a verdict."""
+        """The judgement as integer log-odds x 100: its calibrated value where its reader was calibrated, else a
+        probability's, capped, or +-HARD_LOG_ODDS for a verdict."""
+        if self.calibrated is not None:
+            return self.calibrated
         if self.probability is None:
             return HARD_LOG_ODDS if self.verdict else -HARD_LOG_ODDS
         return log_odds(self.probability)
@@ -41,32 +49,58 @@ class Judgement:
                 "evidence": [list(e) for e in self.evidence]}
 
 
+class Calibration(Protocol):
+    """What the explanations read of a reader's calibration (readers/calibration.py: ReaderCalibration)."""
+
+    def reliability(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class ReaderJudgements:
-    """A reader's judgements by (question id, label), and the weight (in percent) that fusion gives them."""
+    """A reader's judgements by (question id, label), the weight (in percent) that fusion gives them, and the
+    calibration (readers/calibration.py) that set both, if any."""
 
     reader: str
     judgements: dict[tuple[str, str], Judgement] = field(default_factory=dict)
     weight: int = 100
+    calibration: Calibration | None = None
 
     def for_questions(self, qids) -> "ReaderJudgements":
         """The judgements of these questions only."""
         qids = set(qids)
-        return ReaderJudgements(self.reader, {k: v for k, v in self.judgements.items() if k[0] in qids}, self.weight)
+        return replace(self, judgements={k: v for k, v in self.judgements.items() if k[0] in qids})
 
 
-def cached_json(cache_dir: Path | None, kind: str, key: object, compute: Callable[[], object]):
+def cached_json(cache_dir: Path | None, kind: str, key: object, compute: Callable[[], object],
+                keep: Callable[[object], bool] = lambda value: True):
     """`compute()`, or its value stored as JSON under `cache_dir/kind/` by the hash of `key` (a JSON value);
-    written to a temporary file and renamed, so that a crash leaves no half-written entry."""
+    only a value for which `keep` holds is stored or read back. Written to a temporary file and renamed, so
+    that a crash leaves no half-written entry; an unreadable entry is recomputed, and a cache folder that
+    cannot be written costs one warning, not the value."""
     if cache_dir is None:
         return compute()
     path = Path(cache_dir) / kind / f"{hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()}.json"
-    if path.is_file():
-        return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        if path.is_file():
+            value = json.loads(path.read_text(encoding="utf-8"))
+            if keep(value):
+                return value
+    except (OSError, ValueError, RecursionError) as err:
+        log.warning("%s: unreadable cache entry (%s); recomputing", path, err)
     value = compute()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)  # unique per thread too
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps(value))
-    os.replace(tmp, path)
+    if keep(value):
+        tmp = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)  # unique per thread too
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(json.dumps(value))
+            os.replace(tmp, path)
+        except OSError as err:
+            if tmp is not None and os.path.exists(tmp):
+                os.unlink(tmp)
+            if Path(cache_dir) not in _UNWRITABLE:
+                _UNWRITABLE.add(Path(cache_dir))
+                log.warning("cannot write to the cache folder %s (%s); going on without caching", cache_dir,
+                            err.strerror or err)
     return value

@@ -3,18 +3,23 @@ serve`, a hosted API) judges each option of each question from the target, the o
 passages, and replies with a verdict and a confidence per option in JSON.
 
 Replies are checked against that schema; a malformed reply is asked again, then recorded as no verdict (never
-a made-up one). Requests run concurrently (bounded), with timeouts and retries with backoff, and each reply is
-cached on disk keyed by the model and the prompt."""
+a made-up one). Requests run concurrently (bounded), each with a deadline for the whole exchange, a cap on the
+reply's size and retries with backoff; each reply that passes the schema is cached on disk keyed by the model
+and the prompt. The endpoint is someone else's server: nothing it sends is trusted, and what of it is echoed
+loses its control characters."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import os
 import re
+import socket
+import threading
 import time
-import urllib.error
-import urllib.request
+import unicodedata
+import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,8 +48,22 @@ RESPONSE_FORMATS = {
 }
 
 
+MAX_REPLY_BYTES = 1 << 20  # a reply of 200 tokens takes a few kB
+# A terminal's escape sequences: CSI (colours, cursor moves, clearing) and OSC (titles, links).
+ESCAPE_SEQUENCE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
+
+
 class EndpointError(RuntimeError):
-    """The endpoint cannot be reached or keeps failing; the message names the URL."""
+    """The endpoint cannot be reached, keeps failing or sends what no chat-completions endpoint sends; the
+    message names the URL."""
+
+
+def printable(text: str, limit: int = 300) -> str:
+    """Text from elsewhere as one echoed line: terminal escape sequences, control and format characters (bidi
+    overrides too) dropped, whitespace squeezed to single spaces, cut at `limit` characters."""
+    text = ESCAPE_SEQUENCE.sub("", text)
+    kept = "".join(" " if c.isspace() else c for c in text if c.isspace() or unicodedata.category(c)[0] != "C")
+    return re.sub(r" {2,}", " ", kept).strip()[:limit]
 
 
 def prompt(question: Question, passages: list[tuple[str, str]]) -> str:
@@ -62,12 +81,12 @@ def prompt(question: Question, passages: list[tuple[str, str]]) -> str:
 def parse_reply(text: str) -> dict[str, Judgement] | None:
     """The judgements in a reply, or None when it does not hold a JSON object with a boolean verdict and an
     integer confidence in percent (0-100) for each of A-D."""
-    match = re.search(r"\{.*\}", text, flags=re.S)
-    if not match:
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
         return None
     try:
-        reply = json.loads(match.group(0))
-    except json.JSONDecodeError:
+        reply = json.loads(text[start : end + 1])
+    except (ValueError, RecursionError):  # not JSON, nested too deeply, or an integer too long to read
         return None
     out = {}
     for label in LABELS:
@@ -98,35 +117,107 @@ class LLMReader:
     max_tokens: int = 200
     weight: int = 100
     response_format: str = "json_schema"  # a key of RESPONSE_FORMATS
+    max_reply_bytes: int = MAX_REPLY_BYTES  # a longer reply is an error
+
+    def __post_init__(self):
+        try:
+            parts = urllib.parse.urlsplit(self.url)
+            parts.port  # noqa: B018 (a port that is not a number raises here)
+        except ValueError as err:
+            raise EndpointError(f"{printable(self.url)}: not a URL ({err})") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise EndpointError(f"{printable(self.url)}: the LLM endpoint must be an http:// or https:// URL")
 
     @property
     def name(self) -> str:
         return f"llm:{self.model}"
 
-    def _post(self, body: dict) -> str:
-        """The reply text of one chat-completions request, retried with backoff on network and server errors."""
-        headers = {"Content-Type": "application/json"}
+    def _exchange(self, payload: bytes) -> tuple[int, bytes]:
+        """The status and body of one POST to the chat-completions path. TimeoutError when the whole exchange
+        (connecting, sending, the headers and the body) takes over `timeout` seconds, however slowly the
+        server trickles; EndpointError for a reply over `max_reply_bytes`."""
+        parts = urllib.parse.urlsplit(self.url)
+        kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        connection = kind(parts.hostname, parts.port, timeout=self.timeout)
+        expired = threading.Event()
+
+        def expire():  # ends a read that the server keeps alive byte by byte
+            expired.set()
+            if connection.sock is not None:
+                try:
+                    connection.sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+        headers = {"Content-Type": "application/json", "User-Agent": "causalgraph"}
         if os.environ.get(self.key_env):
             headers["Authorization"] = f"Bearer {os.environ[self.key_env]}"
-        request = urllib.request.Request(f"{self.url.rstrip('/')}/chat/completions", json.dumps(body).encode(), headers)
+        path = f"{parts.path.rstrip('/')}/chat/completions" + (f"?{parts.query}" if parts.query else "")
+        timer = threading.Timer(self.timeout, expire)
+        timer.daemon = True
+        timer.start()
+        try:
+            connection.connect()
+            if expired.is_set():
+                raise TimeoutError
+            connection.request("POST", path, payload, headers)
+            response = connection.getresponse()
+            if (response.length or 0) > self.max_reply_bytes:
+                raise EndpointError(f"{printable(self.url)}: a reply of {response.length:,} bytes, over the "
+                                    f"{self.max_reply_bytes:,} read")
+            body = bytearray()
+            while chunk := response.read1(65536):
+                body += chunk
+                if len(body) > self.max_reply_bytes:
+                    raise EndpointError(f"{printable(self.url)}: a reply over {self.max_reply_bytes:,} bytes")
+                if expired.is_set():
+                    raise TimeoutError
+            if response.length:  # the server hung up before the Content-Length it promised
+                raise http.client.IncompleteRead(bytes(body), response.length)
+            return response.status, bytes(body)
+        except (OSError, http.client.HTTPException):
+            if expired.is_set():
+                raise TimeoutError(f"no whole reply in {self.timeout:g} s") from None
+            raise
+        finally:
+            timer.cancel()
+            connection.close()
+
+    def _content(self, body: bytes) -> str:
+        """The message content of a chat-completions reply; EndpointError for anything else."""
+        try:
+            content = json.loads(body.decode("utf-8"))["choices"][0]["message"]["content"]
+            if content is None or isinstance(content, str):
+                return content or ""
+        except (ValueError, RecursionError, KeyError, IndexError, TypeError):  # not UTF-8 JSON, or nested too deeply
+            pass
+        raise EndpointError(f"{printable(self.url)}: not an OpenAI-compatible chat-completions reply "
+                            f"({printable(body[:80].decode('utf-8', 'replace'), 80)!r})")
+
+    def _post(self, body: dict) -> str:
+        """The reply text of one chat-completions request, retried with backoff on network and server errors
+        (a refused or dropped connection, a deadline passed, HTTP 429 and 5xx)."""
+        payload = json.dumps(body).encode()
         for attempt in range(self.retries + 1):
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    return json.loads(response.read())["choices"][0]["message"]["content"] or ""
-            except urllib.error.HTTPError as err:
-                problem = f"HTTP {err.code}: {err.read()[:300].decode('utf-8', 'replace')}"
-                if err.code < 500 and err.code != 429:
-                    raise EndpointError(f"{self.url}: {problem}") from None
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
-                problem = str(getattr(err, "reason", err))
-            except (KeyError, IndexError, TypeError, json.JSONDecodeError):
-                raise EndpointError(f"{self.url}: not an OpenAI-compatible chat-completions reply") from None
+                status, reply = self._exchange(payload)
+            except (OSError, http.client.HTTPException) as err:  # TimeoutError and ConnectionError included
+                problem = printable(str(err) or type(err).__name__)
+            else:
+                if 200 <= status < 300:
+                    return self._content(reply)
+                problem = f"HTTP {status}: {printable(reply[:300].decode('utf-8', 'replace'))}"
+                if status < 500 and status != 429:
+                    raise EndpointError(f"{printable(self.url)}: {problem}")
             if attempt < self.retries:
                 time.sleep(min(2**attempt, 30))
-        raise EndpointError(f"the LLM endpoint {self.url} failed {self.retries + 1} times ({problem})")
+        raise EndpointError(f"the LLM endpoint {printable(self.url)} failed {self.retries + 1} times ({problem})")
 
     def _cached_reply(self, body: dict) -> str:
-        return cached_json(self.cache_dir, "llm", body, lambda: {"model": self.model, "reply": self._post(body)})["reply"]
+        """The reply to `body`, from the cache where an earlier one passed the schema (only those are kept)."""
+        return cached_json(self.cache_dir, "llm", body, lambda: {"model": self.model, "reply": self._post(body)},
+                           keep=lambda entry: isinstance(entry, dict) and isinstance(entry.get("reply"), str)
+                           and parse_reply(entry["reply"]) is not None)["reply"]
 
     def judge_question(self, question: Question, passages: list[tuple[str, str]]) -> dict[str, Judgement]:
         """The judgements of one question; empty when every try gave a malformed reply."""
@@ -149,7 +240,13 @@ class LLMReader:
         judgements: dict[tuple[str, str], Judgement] = {}
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool, \
                 tqdm(total=len(work), desc=self.name, unit="question", disable=not progress) as bar:
-            for question, judged in zip((q for q, _ in work), pool.map(lambda w: self.judge_question(*w), work)):
-                judgements.update({(question.qid, label): j for label, j in judged.items()})
-                bar.update()
+            futures = [pool.submit(self.judge_question, *w) for w in work]
+            try:
+                for (question, _), future in zip(work, futures):
+                    judgements.update({(question.qid, label): j for label, j in future.result().items()})
+                    bar.update()
+            except BaseException:  # the first failure ends the run: the requests not yet sent are not sent
+                for future in futures:
+                    future.cancel()
+                raise
         return ReaderJudgements(self.name, judgements, self.weight)

@@ -3,22 +3,74 @@
 
 from __future__ import annotations
 
+import argparse
 import logging
 import math
 import os
+import unicodedata
 from pathlib import Path
+from typing import Iterable, NamedTuple
 
 from ..data import LABELS, DataError, Question, parse_labels, read_jsonl
-from ..data.records import parse_id
+from ..data.records import parse_id, shown
 from .base import Judgement, ReaderJudgements
 
 log = logging.getLogger(__name__)
 
 
-def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], weight: int = 100) -> ReaderJudgements:
-    """A reader from a file of answers or probabilities. DataError (file and line) for an id that is not one of
-    `questions`, a label outside A-D, a probability outside [0, 1] or a line with neither field; questions
-    the file leaves out get no judgement, with one warning."""
+class ReaderSpec(NamedTuple):
+    """A reader's name and its file; it stands for the file where a path is expected."""
+
+    name: str
+    path: Path
+
+    def __fspath__(self) -> str:
+        return os.fspath(self.path)
+
+
+def reader_name(text: str) -> str:
+    """`text` (a path as given, say) as a reader's name that every output can hold: bytes of a file name that
+    are not UTF-8 and control characters are written as escapes."""
+    try:
+        raw = os.fsencode(text)
+    except UnicodeEncodeError:  # a name that no file name of this locale holds
+        raw = text.encode("utf-8", "surrogatepass")
+    name = raw.decode("utf-8", "backslashreplace")
+    return "".join(c.encode("unicode_escape").decode() if unicodedata.category(c) == "Cc" else c for c in name)
+
+
+def parse_reader_spec(text: str) -> ReaderSpec:
+    """`FILE` (the reader is named by the path as given) or `NAME=FILE`: an existing file is read as FILE even
+    when its name holds "="."""
+    name, sep, file = text.partition("=")
+    if not sep or Path(text).exists():
+        name, file = text, text
+    if not name.strip() or not file:
+        raise argparse.ArgumentTypeError(f"expected FILE or NAME=FILE, got {text!r}")
+    return ReaderSpec(reader_name(name), Path(file))
+
+
+def load_reader_files(files: Iterable[str | os.PathLike], questions: dict[str, Question],
+                      weight: int = 100) -> list[ReaderJudgements]:
+    """The readers of some files (paths or ReaderSpecs) by load_reader_scores; ValueError when two get one
+    name."""
+    readers = [load_reader_scores(file, questions, weight) for file in files]
+    names: dict[str, ReaderJudgements] = {}
+    for reader in readers:
+        if reader.reader in names:
+            raise ValueError(f"two reader files are named {reader.reader!r}; name them apart as NAME=FILE")
+        names[reader.reader] = reader
+    return readers
+
+
+def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], weight: int = 100,
+                       name: str | None = None) -> ReaderJudgements:
+    """A reader from a file of answers or probabilities, named `name` (default: a ReaderSpec's name, or the
+    path as given). DataError (file and line) for an id that is not one of `questions`, a label outside A-D,
+    a probability outside [0, 1] or a line with neither field; questions the file leaves out (or give it no
+    probability) get no judgement, with one warning."""
+    if name is None:
+        name = path.name if isinstance(path, ReaderSpec) else reader_name(os.fspath(path))
     path = Path(path)
     judgements: dict[tuple[str, str], Judgement] = {}
     seen: dict[str, int] = {}
@@ -28,26 +80,26 @@ def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], 
             raise DataError(path, where, "missing field 'id'")
         qid = parse_id(obj["id"], path, where)
         if qid not in questions:
-            raise DataError(path, where, f"id {qid!r} is not a question of the answered split")
+            raise DataError(path, where, f"id {shown(qid)} is not a question of the answered split")
         if qid in seen:
-            raise DataError(path, where, f"duplicate id {qid!r} (first on line {seen[qid]})")
+            raise DataError(path, where, f"duplicate id {shown(qid)} (first on line {seen[qid]})")
         seen[qid] = lineno
         if "probs" in obj:
             probs = obj["probs"]
             if not isinstance(probs, dict):
-                raise DataError(path, where, f"probs must be an object such as {{\"A\": 0.9}}, got {probs!r}")
+                raise DataError(path, where, f"probs must be an object such as {{\"A\": 0.9}}, got {shown(probs)}")
             for label, p in probs.items():
                 if label not in LABELS:
-                    raise DataError(path, where, f"label {label!r} is outside A-D in probs")
+                    raise DataError(path, where, f"label {shown(label)} is outside A-D in probs")
                 if isinstance(p, bool) or not isinstance(p, (int, float)) or not (0 <= p <= 1) or math.isnan(p):
-                    raise DataError(path, where, f"probability of {label} must be a number in [0, 1], got {p!r}")
+                    raise DataError(path, where, f"probability of {label} must be a number in [0, 1], got {shown(p)}")
                 judgements[(qid, label)] = Judgement(probability=float(p))
         elif "answer" in obj:
             chosen = parse_labels(obj["answer"], path, where, allow_empty=True)
             judgements.update({(qid, label): Judgement(verdict=label in chosen) for label in LABELS})
         else:
             raise DataError(path, where, "expected an 'answer' or a 'probs' field")
-    missing = len(set(questions) - set(seen))
+    missing = len(set(questions) - {qid for qid, _ in judgements})
     if missing:
         log.warning("%s: no judgement for %d of the %d questions; they get no reader facts", path, missing, len(questions))
-    return ReaderJudgements(path.name, judgements, weight)
+    return ReaderJudgements(name, judgements, weight)

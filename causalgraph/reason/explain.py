@@ -32,12 +32,13 @@ def explain_question(
         if label in slots.options:
             event = slots.options[label]
             p = scores.get((event, slots.target))
-            atoms = solution.pair_atoms(event, slots.target) + atoms
+            atoms = solution.pair_atoms(event, slots.target, question.qid) + atoms
             record.update(event=event, score=None if p is None else round(p, 4),
                           log_odds=None if p is None else log_odds(p))
         record["rules"] = [atom_record(a) for a in atoms]
         judged = [(r, r.judgements.get((question.qid, label))) for r in readers]
-        record["readers"] = [{"reader": r.reader, "weight": r.weight, **j.as_record()} for r, j in judged if j]
+        record["readers"] = [{"reader": r.reader, "weight": r.weight, "reliability": reliability(r), **j.as_record()}
+                             for r, j in judged if j]
         options[label] = record
     return {
         "id": question.qid,
@@ -50,6 +51,13 @@ def explain_question(
         "dropped_rule_groups": list(solution.dropped_for(question.qid)),
         "answered_alone": question.qid in solution.alone,
     }
+
+
+def reliability(reader: ReaderJudgements) -> str:
+    """How far fusion trusts the reader, and why: its calibration's line, or the weight that was given."""
+    if reader.calibration is not None:
+        return reader.calibration.reliability()
+    return f"not estimated: weight {reader.weight}% given (--reader-weight)"
 
 
 def reason_line(record: dict) -> str:

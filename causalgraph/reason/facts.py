@@ -5,10 +5,10 @@ and `read_atoms` unifies an answer set's shown symbols against the output predic
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import networkx as nx
-from clorm import ConstantField, FactBase, IntegerField, Predicate, StringField, unify
+from clorm import ConstantStr, FactBase, Predicate, unify
 
 from ..graph.timeline import Timeline
 from ..readers.base import ReaderJudgements, log_odds
@@ -16,152 +16,105 @@ from ..readers.base import ReaderJudgements, log_odds
 # --- input facts ---
 
 
-class QuestionFact(Predicate):
+class QuestionFact(Predicate, name="question"):
     """question(Q): Q is a question of the topic."""
 
-    qid = StringField
-
-    class Meta:
-        name = "question"
+    qid: str
 
 
-class TargetFact(Predicate):
+class TargetFact(Predicate, name="target"):
     """target(Q,T): event T is the target of question Q."""
 
-    qid = StringField
-    event = IntegerField
-
-    class Meta:
-        name = "target"
+    qid: str
+    event: int
 
 
-class OptionFact(Predicate):
+class OptionFact(Predicate, name="option"):
     """option(Q,L,E): label L of question Q offers event E (real options only, not None)."""
 
-    qid = StringField
-    label = StringField
-    event = IntegerField
-
-    class Meta:
-        name = "option"
+    qid: str
+    label: str
+    event: int
 
 
-class NoneOptionFact(Predicate):
+class NoneOptionFact(Predicate, name="none_option"):
     """none_option(Q,L): label L of question Q reads "None of the others are correct causes."."""
 
-    qid = StringField
-    label = StringField
-
-    class Meta:
-        name = "none_option"
+    qid: str
+    label: str
 
 
-class ScoreFact(Predicate):
+class ScoreFact(Predicate, name="score"):
     """score(E,T,W): the edge scorer's log-odds x 100 that E directly caused T."""
 
-    cause = IntegerField
-    target = IntegerField
-    weight = IntegerField
-
-    class Meta:
-        name = "score"
+    cause: int
+    target: int
+    weight: int
 
 
-class AfterFact(Predicate):
-    """after(E,T): the dates of E and T place E after T."""
+class LaterFact(Predicate, name="later"):
+    """later(E,T,B): E is placed after T on basis B: `dates`, the dates that the texts of E and T state, or
+    `documents`, the documents' timeline (the dates of their mentions, or a temporal connective)."""
 
-    cause = IntegerField
-    target = IntegerField
-
-    class Meta:
-        name = "after"
-
-
-class DocAfterFact(Predicate):
-    """doc_after(E,T): the documents' timeline places E after T (by dates or a temporal connective)."""
-
-    cause = IntegerField
-    target = IntegerField
-
-    class Meta:
-        name = "doc_after"
+    cause: int
+    target: int
+    basis: ConstantStr
 
 
-class DocCauseFact(Predicate):
+class DocCauseFact(Predicate, name="doc_cause"):
     """doc_cause(A,B): a sentence of the documents says that A caused B."""
 
-    cause = IntegerField
-    effect = IntegerField
-
-    class Meta:
-        name = "doc_cause"
+    cause: int
+    effect: int
 
 
-class ReaderWeightFact(Predicate):
+class ReaderWeightFact(Predicate, name="reader_weight"):
     """reader_weight(R,W): fusion scales reader R's log-odds by W percent."""
 
-    reader = StringField
-    weight = IntegerField
-
-    class Meta:
-        name = "reader_weight"
+    reader: str
+    weight: int
 
 
-class JudgedFact(Predicate):
+class JudgedFact(Predicate, name="judged"):
     """judged(R,Q,L,S): reader R gives label L of question Q the log-odds x 100 S of being a direct cause."""
 
-    reader = StringField
-    qid = StringField
-    label = StringField
-    log_odds = IntegerField
-
-    class Meta:
-        name = "judged"
+    reader: str
+    qid: str
+    label: str
+    log_odds: int
 
 
 # --- atoms read back from the answer set ---
 
 
-class Select(Predicate):
+class Select(Predicate, name="select"):
     """select(Q,L): the answer of question Q holds label L."""
 
-    qid = StringField
-    label = StringField
-
-    class Meta:
-        name = "select"
+    qid: str
+    label: str
 
 
-class Cause(Predicate):
+class Cause(Predicate, name="cause"):
     """cause(E,T): the answer set takes E as a direct cause of T."""
 
-    cause = IntegerField
-    target = IntegerField
-
-    class Meta:
-        name = "cause"
+    cause: int
+    target: int
 
 
-class Excluded(Predicate):
+class Excluded(Predicate, name="excluded"):
     """excluded(G,E,T): rule group G rules out E as a cause of T."""
 
-    group = ConstantField
-    cause = IntegerField
-    target = IntegerField
-
-    class Meta:
-        name = "excluded"
+    group: ConstantStr
+    cause: int
+    target: int
 
 
-class Forced(Predicate):
+class Forced(Predicate, name="forced"):
     """forced(G,Q,L): rule group G makes label L part of the answer of question Q."""
 
-    group = ConstantField
-    qid = StringField
-    label = StringField
-
-    class Meta:
-        name = "forced"
+    group: ConstantStr
+    qid: str
+    label: str
 
 
 OUTPUT = [Select, Cause, Excluded, Forced]
@@ -181,9 +134,21 @@ def describe(atom: Excluded | Forced) -> str:
     return ATOM_TEXT[(name, getattr(atom, "group", None))]
 
 
+def dated_order(graph: nx.DiGraph, pairs: Iterable[tuple[int, int]], after: Iterable[tuple[int, int]],
+                timeline: Timeline | None = None) -> list[LaterFact]:
+    """The one source of dated order for rules/temporal.lp: later(E,T,dates) for each pair of `after` (the event
+    texts' own dates, see text/dates.later_pairs) and later(E,T,documents) for each candidate pair that the
+    documents' `timeline` places in that order."""
+    order = [LaterFact(e, t, "dates") for e, t in sorted(after)]
+    if timeline is not None:
+        norm = {n: graph.nodes[n]["norm"] for n in graph}
+        order += [LaterFact(e, t, "documents") for e, t in sorted(pairs) if timeline.after(norm[e], norm[t])]
+    return order
+
+
 def topic_facts(graph: nx.DiGraph, scores: dict[tuple[int, int], float], after: Iterable[tuple[int, int]],
                 readers: Iterable[ReaderJudgements] = (), timeline: Timeline | None = None) -> FactBase:
-    """The facts of a topic: questions, targets, options, None options, edge scores, known orders, each
+    """The facts of a topic: questions, targets, options, None options, edge scores, dated order, each
     reader's weight and judgements of the topic's questions, and the timeline's order and causal edges."""
     facts: list[Predicate] = []
     for qid, slots in sorted(graph.graph["questions"].items()):
@@ -192,10 +157,9 @@ def topic_facts(graph: nx.DiGraph, scores: dict[tuple[int, int], float], after: 
         if slots.none_label:
             facts.append(NoneOptionFact(qid, slots.none_label))
     facts += [ScoreFact(e, t, log_odds(p)) for (e, t), p in sorted(scores.items())]
-    facts += [AfterFact(e, t) for e, t in sorted(after)]
+    facts += dated_order(graph, scores, after, timeline)
     if timeline is not None:
         norm = {n: graph.nodes[n]["norm"] for n in graph}
-        facts += [DocAfterFact(e, t) for e, t in sorted(scores) if timeline.after(norm[e], norm[t])]
         node = {v: k for k, v in norm.items()}
         facts += [DocCauseFact(node[a], node[b]) for a, b in sorted(timeline.causes) if a in node and b in node]
     questions = graph.graph["questions"]

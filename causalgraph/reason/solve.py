@@ -1,14 +1,24 @@
-"""A topic's typed facts solved by clingo with the rule groups in rules/; the answers read from the optimal answer set."""
+"""A topic's typed facts solved by clingo with the rule groups in rules/; the answers read from the optimal answer set.
+
+As in clingo's own multi-shot examples, a topic is grounded once (`TopicProgram`): every switchable or
+relaxable rule group holds while its external `active(G)` is assumed, and every question while its external
+`q_active(Q)` is, so that switching groups off, relaxing an unsatisfiable topic, the branch-and-bound fallback
+and solving a question on its own are all solves of that one grounding under other assumptions."""
 
 from __future__ import annotations
 
+import enum
 import logging
 from collections import defaultdict
+from collections.abc import Iterable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import clingo
 import networkx as nx
+from clorm import FactBase, control_add_facts
 
 from ..config import RULES_DIR
 from ..graph.timeline import Timeline
@@ -23,9 +33,10 @@ SWITCHABLE = ("none", "consistency", "priors", "optimize")
 # Groups whose hard rules hold under the assumption active(G). An unsatisfiable topic drops groups of clingo's
 # unsat core, the first in this order (least trusted first) whose dropping alone restores an answer set.
 RELAXABLE = ("temporal", "consistency", "priors")
-OPT_ARGS = ["--opt-strategy=usc"]  # core-guided optimisation: 100x faster than branch-and-bound here
-FALLBACK_ARGS = ["--opt-strategy=bb"]  # under a time limit: answer sets early, improving step by step
-NO_MODEL = "no answer set found in time"
+# Every group behind an external active(G), chosen by assumptions: the switchable and the relaxable ones.
+GATED = tuple(g for g in RULE_GROUPS if g in SWITCHABLE or g in RELAXABLE)
+OPT_STRATEGY = "usc"  # core-guided optimisation: 100x faster than branch-and-bound here
+FALLBACK_STRATEGY = "bb"  # under a time limit: answer sets early, improving step by step
 # clingo's weights are 32-bit integers; each constant stays far inside them, so that weights and their sums
 # over a topic's options cannot overflow.
 MAX_CONSTANT = 1_000_000
@@ -34,29 +45,30 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class Unsat:
-    """An unsatisfiable search, with the relaxable groups of clingo's unsat core."""
-
-    core: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class SolverParams:
-    """Constants of the rule groups, in log-odds x 100. `bias` None means the scorer's own (`EdgeScorer.bias`,
-    chosen by grouped CV in `train`). `none_prior` None keeps the None prior at its own priority level, above
-    all edge evidence; a number W makes it a cost of W beside the edge evidence. `doc_order` and `mediated`
-    are the costs of the documents' timeline edges (rules/temporal.lp, rules/directness.lp); None keeps the
-    rule files' values, which `python -m causalgraph.timeline` chose by grouped CV."""
+    """Constants of the rule groups, in log-odds x 100, and rules added for experiments. `bias` None means the
+    scorer's own (`EdgeScorer.bias`, chosen by grouped CV in `train`). `none_prior` None keeps the None prior
+    at its own priority level, above all edge evidence; a number W makes it a cost of W beside the edge
+    evidence. `doc_order` and `mediated` are the costs of the documents' timeline edges (rules/temporal.lp,
+    rules/directness.lp); None keeps the rule files' values, which `python -m causalgraph.timeline` chose by
+    grouped CV. `extra_rules` are added to the shipped program: a `Path` is a rule file, a `str` program text."""
 
     bias: int | None = None
     none_prior: int | None = None
     doc_order: int | None = None
     mediated: int | None = None
+    extra_rules: tuple[Path | str, ...] = ()
 
     def __post_init__(self):
-        for name, value in vars(self).items():
+        for name in ("bias", "none_prior", "doc_order", "mediated"):
+            value = getattr(self, name)
             if value is not None and not (isinstance(value, int) and -MAX_CONSTANT <= value <= MAX_CONSTANT):
                 raise ValueError(f"{name.replace('_', '-')} must be an integer within +-{MAX_CONSTANT:,}, got {value!r}")
+        for rules in self.extra_rules:
+            if not isinstance(rules, (Path, str)):
+                raise TypeError(f"extra-rules must be rule files (Path) or program text (str), got {rules!r}")
+            if isinstance(rules, Path) and not rules.is_file():
+                raise ValueError(f"extra-rules: no rule file at {rules}")
 
     def clingo_args(self) -> list[str]:
         consts = {"bias": self.bias, "doc_order": self.doc_order, "mediated": self.mediated}
@@ -65,9 +77,39 @@ class SolverParams:
         return [arg for name, value in consts.items() if value is not None for arg in ("-c", f"{name}={value}")]
 
 
+class Status(enum.Enum):
+    """How a search ended."""
+
+    OPTIMAL = "optimal"  # the search proved its last answer set optimal
+    SATISFIABLE = "satisfiable"  # time ran out after an answer set; the best one found is kept
+    UNSATISFIABLE = "unsatisfiable"
+    UNKNOWN = "unknown"  # time ran out before any answer set
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """One search: its status, the typed atoms and cost (per priority level, highest first) of the best answer
+    set (None and () without one), and for an unsatisfiable search the relaxable groups of clingo's unsat core."""
+
+    status: Status
+    atoms: FactBase | None = None
+    cost: tuple[int, ...] = ()
+    core: tuple[str, ...] = ()
+
+    @property
+    def optimal(self) -> bool:
+        return self.status is Status.OPTIMAL
+
+    @property
+    def unsatisfiable(self) -> bool:
+        return self.status is Status.UNSATISFIABLE
+
+
 @dataclass(frozen=True)
 class Solution:
-    """What the optimal answer set of one topic says, as typed atoms (see reason/facts.py)."""
+    """What the optimal answer set of one topic says, as typed atoms (see reason/facts.py). `excluded` holds the
+    atoms of the questions solved together; a question answered on its own (in `alone`, with the groups dropped
+    for it) has its own in `alone_excluded`, so that no explanation mixes solves under different rule groups."""
 
     topic_id: int
     answers: dict[str, frozenset[str]]
@@ -78,6 +120,7 @@ class Solution:
     cost: tuple[int, ...]
     dropped: tuple[str, ...] = field(default=())
     alone: dict[str, tuple[str, ...]] = field(default_factory=dict)  # questions answered on their own: their dropped groups
+    alone_excluded: dict[str, tuple[Excluded, ...]] = field(default_factory=dict)
 
     def dropped_for(self, qid: str) -> tuple[str, ...]:
         """The rule groups dropped where question `qid` was solved."""
@@ -96,8 +139,11 @@ class Solution:
             index[(a.qid, a.label)].append(a)
         return index
 
-    def pair_atoms(self, cause: int, target: int) -> list[Excluded]:
-        """The rule atoms that exclude the pair (cause, target)."""
+    def pair_atoms(self, cause: int, target: int, qid: str | None = None) -> list[Excluded]:
+        """The rule atoms that exclude the pair (cause, target) where question `qid` was solved (None: where
+        the questions solved together were)."""
+        if qid in self.alone:
+            return [a for a in self.alone_excluded.get(qid, ()) if (a.cause, a.target) == (cause, target)]
         return list(self._atoms_by_key.get((cause, target), ()))
 
     def label_atoms(self, qid: str, label: str) -> list[Forced]:
@@ -105,11 +151,16 @@ class Solution:
         return list(self._atoms_by_key.get((qid, label), ()))
 
 
-def program_files(without: set[str] | frozenset[str] = frozenset()) -> list:
+def check_switchable(without: set[str] | frozenset[str]) -> None:
+    """ValueError naming the first of `without` that is not a switchable group."""
     unknown = set(without) - set(SWITCHABLE)
     if unknown:
-        raise ValueError(f"unknown rule group {sorted(unknown)[0]!r}; switchable: {', '.join(SWITCHABLE)}")
-    return [RULES_DIR / f"{g}.lp" for g in RULE_GROUPS if g not in without]
+        raise ValueError(f"unknown rule group {min(unknown)!r}; switchable: {', '.join(SWITCHABLE)}")
+
+
+def program_files() -> list[Path]:
+    """The shipped rule files, every one loaded whatever is switched off (a switched-off group is an assumption)."""
+    return [RULES_DIR / f"{g}.lp" for g in RULE_GROUPS]
 
 
 def clingo_message(code: clingo.MessageCode, message: str) -> None:
@@ -117,83 +168,165 @@ def clingo_message(code: clingo.MessageCode, message: str) -> None:
     log.debug("clingo %s: %s", code.name, message.strip())
 
 
-def _search(facts, files, groups: list[str], params: SolverParams, opt_args: list[str], time_limit: float | None,
-            wait_for_model: bool):
-    """One optimising search with active(G) assumed for `groups`. Returns Unsat (with the core's groups),
-    NO_MODEL when time ran out before any answer set (unless wait_for_model), else (atoms, cost, optimal)."""
-    ctl = clingo.Control([*params.clingo_args(), "--opt-mode=opt", *opt_args], logger=clingo_message)
-    for path in files:
-        ctl.load(str(path))
-    ctl.add("base", [], facts.asp_str())
-    ctl.ground([("base", [])])
-    switches = {clingo.Function("active", [clingo.Function(g)]): g for g in groups}
-    literals = {}
-    for symbol, group in switches.items():
-        if ctl.symbolic_atoms[symbol] is not None:
-            ctl.assign_external(symbol, None)  # free, so that the assumption decides it (externals start false)
-            literals[ctl.symbolic_atoms[symbol].literal] = group
-    best: dict = {}
-
-    def on_model(model: clingo.Model) -> None:
-        best["symbols"] = model.symbols(shown=True)
-        best["cost"] = tuple(model.cost)
-
-    assumptions = [(s, True) for s in switches]
-    with ctl.solve(assumptions=assumptions, on_model=on_model, async_=True) as handle:
-        finished = handle.wait(time_limit) if time_limit else handle.wait()
-        while wait_for_model and not finished and "symbols" not in best:
-            finished = handle.wait(0.01)
-        if not finished:
-            handle.cancel()
-        result = handle.get()
-        core = handle.core() if result.unsatisfiable else []
-    if result.unsatisfiable:
-        return Unsat(tuple(sorted({literals[lit] for lit in core if lit in literals})))
-    if "symbols" not in best:
-        return NO_MODEL
-    return read_atoms(best["symbols"]), best["cost"], bool(finished and result.exhausted)
+def total_cost(costs: list[tuple[int, ...]]) -> tuple[int, ...]:
+    """The summed cost of answer sets solved apart, level by level. They come from one grounding and so have
+    the same priority levels; vectors of different lengths have no sum, and are an error."""
+    if len({len(c) for c in costs}) > 1:
+        raise ValueError(f"cost vectors over different priority levels cannot be summed: {costs}")
+    return tuple(map(sum, zip(*costs)))
 
 
-def _solve_once(facts, files, groups, params: SolverParams, time_limit: float | None):
-    """Core-guided search, which finds no answer set before it proves the optimum; when it runs out of time,
-    branch-and-bound, which improves answer sets step by step, gets another time_limit (and runs on until its
-    first answer set if it has none by then)."""
-    found = _search(facts, files, groups, params, OPT_ARGS, time_limit, wait_for_model=False)
-    if found is NO_MODEL:
-        found = _search(facts, files, groups, params, FALLBACK_ARGS, time_limit, wait_for_model=True)
-    return found
+class TopicProgram:
+    """A topic's facts and the rule groups (and `readers.lp` where `readers` is True), grounded once."""
+
+    def __init__(self, facts: FactBase, params: SolverParams = SolverParams(), readers: bool = False):
+        self.control = clingo.Control([*params.clingo_args(), "--opt-mode=opt", f"--opt-strategy={OPT_STRATEGY}"],
+                                      logger=clingo_message)
+        # the facts go first: added through the backend after the rules, they make clingo call the rules'
+        # shown predicates undefined
+        control_add_facts(self.control, facts)
+        for path in program_files() + ([RULES_DIR / "readers.lp"] if readers else []):
+            self.control.load(str(path))
+        for rules in params.extra_rules:
+            if isinstance(rules, Path):
+                self.control.load(str(rules))
+            else:
+                self.control.add("base", [], rules)
+        self.control.ground([("base", [])])
+        atoms = self.control.symbolic_atoms
+        self.groups = {g: clingo.Function("active", [clingo.Function(g)]) for g in GATED}
+        self.questions = {a.symbol.arguments[0].string: a.symbol for a in atoms.by_signature("q_active", 1)}
+        self.literals = {atoms[s].literal: g for g, s in self.groups.items()}
+        for symbol in [*self.groups.values(), *self.questions.values()]:
+            self.control.assign_external(symbol, None)  # free, so that the assumptions decide (externals start false)
+
+    def solve(self, groups: Iterable[str], questions: Iterable[str] | None = None,
+              time_limit: float | None = None) -> SolveResult:
+        """Solve with active(G) assumed exactly for `groups` and q_active(Q) for `questions` (None: all).
+        Core-guided search finds no answer set before it proves the optimum; when it runs out of time,
+        branch-and-bound, which improves answer sets step by step, gets another time_limit (and runs on until
+        its first answer set if it has none by then)."""
+        groups = set(groups)
+        questions = set(self.questions) if questions is None else set(questions)
+        assumptions = [(s, g in groups) for g, s in self.groups.items()]
+        assumptions += [(s, q in questions) for q, s in sorted(self.questions.items())]
+        found = self._search(assumptions, time_limit, wait_for_model=False)
+        if found.status is Status.UNKNOWN:
+            with self._strategy(FALLBACK_STRATEGY):
+                found = self._search(assumptions, time_limit, wait_for_model=True)
+        return found
+
+    @contextmanager
+    def _strategy(self, strategy: str):
+        self.control.configuration.solver.opt_strategy = strategy
+        try:
+            yield
+        finally:
+            self.control.configuration.solver.opt_strategy = OPT_STRATEGY
+
+    def _search(self, assumptions, time_limit: float | None, wait_for_model: bool) -> SolveResult:
+        """One optimising search under `assumptions`; with `wait_for_model`, it runs past the time limit until
+        its first answer set."""
+        best: dict = {}
+
+        def on_model(model: clingo.Model) -> None:
+            best["symbols"] = model.symbols(shown=True)
+            best["cost"] = tuple(model.cost)
+
+        with self.control.solve(assumptions=assumptions, on_model=on_model, async_=True) as handle:
+            finished = handle.wait(time_limit) if time_limit else handle.wait()
+            while wait_for_model and not finished and "symbols" not in best:
+                finished = handle.wait(0.01)
+            if not finished:
+                handle.cancel()
+            result = handle.get()
+            core = handle.core() if result.unsatisfiable else []
+        if result.unsatisfiable:
+            return SolveResult(Status.UNSATISFIABLE, core=tuple(sorted({self.literals[lit] for lit in core
+                                                                         if lit in self.literals})))
+        if "symbols" not in best:
+            return SolveResult(Status.UNKNOWN)
+        # a program without weak constraints stops at its first answer set, optimal as any other
+        status = Status.OPTIMAL if finished and (result.exhausted or not best["cost"]) else Status.SATISFIABLE
+        return SolveResult(status, read_atoms(best["symbols"]), best["cost"])
 
 
-def _relaxing(facts, files, active: list[str], params: SolverParams, time_limit: float | None, where: str,
-              found=None):
-    """Solve (unless `found` is this program's result already); while unsatisfiable, drop the first group of
-    clingo's unsat core whose dropping alone restores an answer set (else the core's first), with a warning.
-    Returns (atoms, cost, optimal) and the dropped groups."""
+@dataclass(frozen=True)
+class Part:
+    """Some questions of a topic solved together: the result, the groups dropped to get it, and whether it is
+    a question answered on its own because it cannot be answered under the rules even so."""
+
+    questions: tuple[str, ...]
+    result: SolveResult
+    dropped: tuple[str, ...] = ()
+    alone: bool = False
+
+
+def relax(program: TopicProgram, active: list[str], questions: list[str], time_limit: float | None, where: str,
+          found: SolveResult | None = None, alone: bool = False) -> Part:
+    """Solve `questions` under the `active` groups (unless `found` is that result already); while
+    unsatisfiable, drop the first group of clingo's unsat core whose dropping alone restores an answer set
+    (else the core's first), with a warning."""
     dropped: list[str] = []
     if found is None:
-        found = _solve_once(facts, files, active, params, time_limit)
-    while isinstance(found, Unsat):
+        found = program.solve(active, questions, time_limit)
+    while found.unsatisfiable:
         core = [g for g in RELAXABLE if g in found.core]
         if not core:
             raise RuntimeError(f"{where}: unsatisfiable even without the relaxable rule groups")
-        trials = {}  # each trial is the solve of the program with that group dropped: the next `found`
+        trials = {}  # each trial is the solve with that group dropped: the next `found`
         for group in core:
-            trials[group] = _solve_once(facts, files, [g for g in active if g != group], params, time_limit)
-            if not isinstance(trials[group], Unsat):
+            trials[group] = program.solve([g for g in active if g != group], questions, time_limit)
+            if not trials[group].unsatisfiable:
                 break
-        drop = group if not isinstance(trials[group], Unsat) else core[0]
+        drop = group if not trials[group].unsatisfiable else core[0]
         log.warning("%s: program unsatisfiable; dropping rule group %r (unsat core: %s)", where, drop, ", ".join(core))
         dropped.append(drop)
         active = [g for g in active if g != drop]
         found = trials[drop]
-    return found, tuple(dropped)
+    return Part(tuple(questions), found, tuple(dropped), alone)
 
 
-def _questions(graph: nx.DiGraph, qids: list[str]) -> nx.DiGraph:
-    """The topic graph with only these questions (the facts are built from its `questions`)."""
-    view = graph.copy(as_view=True)
-    view.graph = {**graph.graph, "questions": {q: graph.graph["questions"][q] for q in qids}}
-    return view
+def solve_parts(program: TopicProgram, topic_id: int, qids: list[str], active: list[str],
+                time_limit: float | None) -> list[Part]:
+    """The whole topic in one part where it is satisfiable. Otherwise each question is solved on its own; one
+    that is unsatisfiable even so is named and relaxed on its own, and the rest of the topic is relaxed together."""
+    found = program.solve(active, qids, time_limit)
+    if not found.unsatisfiable:
+        return [Part(tuple(qids), found)]
+    alone = {q: program.solve(active, [q], time_limit) for q in qids}
+    impossible = [q for q in qids if alone[q].unsatisfiable]
+    if impossible:
+        log.warning("topic %s: question(s) %s cannot be answered under the rules even on their own; "
+                    "answering each on its own, the rest of the topic together", topic_id, ", ".join(impossible))
+    rest = [q for q in qids if q not in impossible]
+    parts = [relax(program, active, rest, time_limit, f"topic {topic_id}", None if impossible else found)] if rest else []
+    return parts + [relax(program, active, [q], time_limit, f"topic {topic_id}, question {q}", alone[q], alone=True)
+                    for q in impossible]
+
+
+def solution_of(topic_id: int, qids: list[str], parts: list[Part]) -> Solution:
+    """The Solution of a topic solved in `parts`."""
+    optimal = all(p.result.optimal for p in parts)
+    if not optimal:
+        log.warning("topic %s: solver time limit reached; using the best answer set found", topic_id)
+    pick = lambda kind, among=parts: tuple(sorted({a for p in among for a in p.result.atoms if isinstance(a, kind)}))
+    answers: dict[str, set[str]] = {qid: set() for qid in qids}
+    for sel in pick(Select):
+        answers[sel.qid].add(sel.label)
+    alone = [p for p in parts if p.alone]
+    return Solution(
+        topic_id=topic_id,
+        answers={q: frozenset(v) for q, v in answers.items()},
+        causes=pick(Cause),
+        excluded=pick(Excluded, [p for p in parts if not p.alone]),
+        forced=pick(Forced),
+        optimal=optimal,
+        cost=total_cost([p.result.cost for p in parts]),
+        dropped=next((p.dropped for p in parts if not p.alone), ()),
+        alone={q: p.dropped for p in alone for q in p.questions},
+        alone_excluded={q: pick(Excluded, [p]) for p in alone for q in p.questions},
+    )
 
 
 def solve_topic(
@@ -207,56 +340,16 @@ def solve_topic(
     timeline: Timeline | None = None,
 ) -> Solution:
     """Solve a whole topic at once, fusing the judgements of `readers` (rules/readers.lp) and the order and
-    causal edges of the documents' `timeline` where given. When the
+    causal edges of the documents' `timeline` where given; the groups of `without` are switched off. When the
     program is unsatisfiable, a question that is unsatisfiable on its own is named and answered on its own;
     then, while the rest is unsatisfiable, the rule groups of clingo's unsat core (one assumption per relaxable
-    group) are dropped, with a warning, and named in the solution.
+    group) are dropped, with a warning, and named in the solution. The topic is grounded once for all of it.
     With a time limit, the best answer set found so far is used (`optimal` is then False)."""
-    topic_id = graph.graph["topic_id"]
-    files = program_files(without) + ([RULES_DIR / "readers.lp"] if readers else [])
-    active = [g for g in RELAXABLE if g not in without]
+    check_switchable(without)
+    program = TopicProgram(topic_facts(graph, scores, after, readers, timeline), params, readers=bool(readers))
     qids = list(graph.graph["questions"])
-    found = _solve_once(topic_facts(graph, scores, after, readers, timeline), files, active, params, time_limit)
-    alone_facts, alone_found = {}, {}  # for each question solved on its own: its facts and first result
-    if isinstance(found, Unsat):
-        for q in qids:
-            alone_facts[q] = topic_facts(_questions(graph, [q]), scores, after, readers, timeline)
-            alone_found[q] = _solve_once(alone_facts[q], files, active, params, time_limit)
-    impossible = [q for q in qids if isinstance(alone_found.get(q), Unsat)]
-    if impossible:
-        log.warning("topic %s: question(s) %s cannot be answered under the rules even on their own; "
-                    "answering each on its own, the rest of the topic together", topic_id, ", ".join(impossible))
-    parts, alone = [], {}
-    rest = [q for q in qids if q not in impossible]
-    if not isinstance(found, Unsat):
-        parts.append((found, ()))
-    elif rest:
-        facts = topic_facts(_questions(graph, rest), scores, after, readers, timeline)
-        parts.append(_relaxing(facts, files, active, params, time_limit, f"topic {topic_id}"))
-    for q in impossible:
-        parts.append(_relaxing(alone_facts[q], files, active, params, time_limit, f"topic {topic_id}, question {q}",
-                               alone_found[q]))
-        alone[q] = parts[-1][1]
-    optimal = all(found[2] for found, _ in parts)
-    if not optimal:
-        log.warning("topic %s: solver time limit reached; using the best answer set found", topic_id)
-    atoms = [atom for (fact_base, _, _), _ in parts for atom in fact_base]
-    answers: dict[str, set[str]] = {qid: set() for qid in qids}
-    for sel in (a for a in atoms if isinstance(a, Select)):
-        answers[sel.qid].add(sel.label)
-    pick = lambda kind: tuple(sorted({a for a in atoms if isinstance(a, kind)}))
-    costs = [found[1] for found, _ in parts]
-    return Solution(
-        topic_id=topic_id,
-        answers={q: frozenset(v) for q, v in answers.items()},
-        causes=pick(Cause),
-        excluded=pick(Excluded),
-        forced=pick(Forced),
-        optimal=optimal,
-        cost=tuple(map(sum, zip(*costs))) if len({len(c) for c in costs}) == 1 else costs[0],
-        dropped=parts[0][1] if rest else (),
-        alone=alone,
-    )
+    parts = solve_parts(program, graph.graph["topic_id"], qids, [g for g in GATED if g not in without], time_limit)
+    return solution_of(graph.graph["topic_id"], qids, parts)
 
 
 def solve_analysis(analysis, scores: dict[tuple[int, int], float], without: frozenset[str] = frozenset(),

@@ -16,7 +16,7 @@ from ..analysis.cache import AnalysisCache
 from ..data import Topic
 from ..learn.scorer import EdgeScorer, edge_scores, load_scorer, reads_documents, with_scorer_bias
 from ..readers.base import ReaderJudgements
-from ..reason.explain import explain_question
+from ..reason.explain import explain_question, reason_line
 from ..reason.solve import Solution, SolverParams, solve_analysis
 from .parallel import Outcome, map_ordered
 
@@ -38,11 +38,30 @@ class Settings:
 
 
 @dataclass(frozen=True)
+class Answer:
+    """One question's answer: its labels and its explanation record (each option's edge score, readers' judgements
+    and the rule atoms that forced or excluded it; `answer --explain` writes one a line)."""
+
+    qid: str
+    labels: frozenset[str]
+    explanation: dict
+
+    @property
+    def reason(self) -> str:
+        """One line: the chosen labels with their edge scores, and why the others were not chosen."""
+        return reason_line(self.explanation)
+
+    def submission(self) -> dict:
+        """The task's submission line: {"id", "answer": "A,C"}."""
+        return {"id": self.qid, "answer": ",".join(sorted(self.labels))}
+
+
+@dataclass(frozen=True)
 class TopicAnswer:
-    """One explanation record per question of a topic (they carry the answers), and the seconds per stage."""
+    """The answers of a topic's questions, in input order, and the seconds per stage."""
 
     topic_id: int
-    records: list[dict]
+    answers: tuple[Answer, ...]
     seconds: dict[str, float]
     cached: bool
 
@@ -67,20 +86,17 @@ def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
         analysis, cached = analyse_topic(topic, encoder, documents), False
     else:
         analysis, cached = settings.cache.analyse(topic)
-    analysed = time.perf_counter()
-    scores = edge_scores(analysis.table, scorer)
-    scored = time.perf_counter()
-    params = with_scorer_bias(settings.params, scorer)
+    seconds = {"analysis": time.perf_counter() - start}
     readers = tuple(r.for_questions(q.qid for q in topic.questions) for r in settings.readers)
-    solution = solve_analysis(analysis, scores, settings.without, params, settings.time_limit, readers)
-    solved = time.perf_counter()
-    records = [
-        {**explain_question(q, analysis.graph, scores, solution, readers), "documents": len(topic.documents),
-         "documents_read": documents}
+    probabilities, solution = answer_topic(analysis, scorer, settings.without, settings.params, settings.time_limit,
+                                           readers, seconds)
+    answers = tuple(
+        Answer(q.qid, solution.answers[q.qid],
+               {**explain_question(q, analysis.graph, probabilities, solution, readers), "documents": len(topic.documents),
+                "documents_read": documents})
         for q in topic.questions
-    ]
-    seconds = dict(zip(STAGES, (analysed - start, scored - analysed, solved - scored)))
-    return TopicAnswer(topic.topic_id, records, seconds, cached)
+    )
+    return TopicAnswer(topic.topic_id, answers, seconds, cached)
 
 
 def answer_topics(
@@ -97,8 +113,16 @@ def answer_topic(
     params: SolverParams = SolverParams(),
     time_limit: float | None = None,
     readers: tuple[ReaderJudgements, ...] = (),
+    seconds: dict[str, float] | None = None,
 ) -> tuple[dict[tuple[int, int], float], Solution]:
     """Score every candidate edge and solve the topic (with the scorer's bias unless `params` sets one),
-    fusing the readers' judgements; returns the edge scores and the solution."""
-    scores = edge_scores(analysis.table, scorer)
-    return scores, solve_analysis(analysis, scores, without, with_scorer_bias(params, scorer), time_limit, readers)
+    fusing the readers' judgements on the topic's questions; returns the edge probabilities and the solution.
+    `seconds`, where given, gets the seconds of scoring and of solving."""
+    start = time.perf_counter()
+    probabilities = edge_scores(analysis.table, scorer)
+    scored = time.perf_counter()
+    readers = tuple(r.for_questions(q.qid for q in analysis.topic.questions) for r in readers)
+    solution = solve_analysis(analysis, probabilities, without, with_scorer_bias(params, scorer), time_limit, readers)
+    if seconds is not None:
+        seconds.update(scoring=scored - start, solving=time.perf_counter() - scored)
+    return probabilities, solution

@@ -1,5 +1,4 @@
-"""spaCy over a topic's documents: sentences, normalised dates, verb-centred event mentions, causal and
-temporal cue patterns."""
+"""spaCy over a topic's documents: sentences, normalised dates, causal and temporal cue patterns."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..data import Document
+from ..data import MAX_DOCUMENT_CHARS, Document
 from .dates import PartialDate, anchor_date, full_date, parse_date, relative_date
 
 # Cue phrases (lower-case token sequences) -> (kind, direction). "forward": cause before the cue, effect
@@ -25,7 +24,6 @@ CUES: dict[str, tuple[str, str]] = {
     "before": ("temporal", "forward"), "prior to": ("temporal", "forward"), "ahead of": ("temporal", "forward"),
     "then": ("temporal", "forward"), "subsequently": ("temporal", "forward"),
 }
-MAX_CHARS = 200_000  # longer documents are cut here (a warning is the caller's job)
 
 
 @dataclass(frozen=True)
@@ -58,7 +56,6 @@ class TopicExtraction:
     titles: tuple[str, ...]
     sentences: tuple[Sentence, ...]
     cues: tuple[CueMatch, ...]
-    mentions: tuple[tuple[int, str], ...]  # (sentence index, verb lemma) of each verb-centred event
 
 
 @lru_cache(maxsize=1)
@@ -140,8 +137,9 @@ def document_year(doc) -> int | None:
 def extract_topic(documents: list[Document]) -> TopicExtraction:
     """Run spaCy over every document of a topic, in document order."""
     nlp = load_nlp()
-    sentences, cues, mentions = [], [], []
-    texts = [f"{d.title}. {d.content[:MAX_CHARS]}" if d.title else d.content[:MAX_CHARS] for d in documents]
+    sentences, cues = [], []
+    texts = [f"{d.title}. {d.content[:MAX_DOCUMENT_CHARS]}" if d.title else d.content[:MAX_DOCUMENT_CHARS]
+             for d in documents]  # load_documents cuts them, with a warning; documents made otherwise are cut here
     for doc_index, doc in enumerate(nlp.pipe(texts, batch_size=8)):
         year = document_year(doc)
         stated = []
@@ -161,5 +159,4 @@ def extract_topic(documents: list[Document]) -> TopicExtraction:
             index = len(sentences)
             sentences.append(Sentence(doc_index, index, text, date, relative))
             cues += cue_matches(sent, index)
-            mentions += [(index, tok.lemma_) for tok in sent if tok.pos_ == "VERB" and tok.dep_ in ("ROOT", "conj", "advcl")]
-    return TopicExtraction(tuple(d.title for d in documents), tuple(sentences), tuple(cues), tuple(mentions))
+    return TopicExtraction(tuple(d.title for d in documents), tuple(sentences), tuple(cues))

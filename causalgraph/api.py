@@ -1,0 +1,118 @@
+"""The library in three lines: load a reasoner (the shipped edge scorer and rules, readers as arguments), answer
+topics, read each answer's labels and explanation.
+
+    import causalgraph as cg
+    reasoner = cg.Reasoner.load()
+    for answer in reasoner.answer(cg.demo_topics()):
+        print(answer.qid, answer.labels, answer.explanation["options"]["A"]["rules"])
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Protocol
+
+from .analysis.cache import AnalysisCache
+from .config import DEFAULT_MODEL, DEMO_DATA
+from .data import Topic, load_split
+from .learn.calibration import load_calibrations, match_calibrations
+from .learn.scorer import EdgeScorer, reads_documents
+from .readers.base import ReaderJudgements
+from .readers.calibration import ReaderCalibration
+from .reason.solve import SWITCHABLE, SolverParams
+from .run.calibrate import calibrated_settings
+from .run.batch import Answer, Settings, answer_topics, scorer_for
+
+
+class Reader(Protocol):
+    """A reader object (say `CrossEncoderReader` or `LLMReader`): judges the options of the topics it is given."""
+
+    def judge(self, topics: list[Topic], progress: bool = True) -> ReaderJudgements: ...
+
+
+def load_topics(root: str | os.PathLike, split: str = "test", topics: Iterable[int] | None = None) -> list[Topic]:
+    """The topics of one split of an AER data folder (either layout), their questions and documents; `topics`
+    restricts to those ids. DataError, naming the file and line, on bad input."""
+    return load_split(root, split, topics)
+
+
+def demo_topics() -> list[Topic]:
+    """The built-in demo topic (8 labelled questions, 4 documents), which ships with the package."""
+    return load_split(DEMO_DATA, "sample")
+
+
+@dataclass(frozen=True)
+class Reasoner:
+    """An edge scorer, the rule groups kept, the solver's constants and the readers fused with the edge scores:
+    what `causalgraph answer` answers with. Build one with `Reasoner.load`."""
+
+    settings: Settings
+    reader_objects: tuple[Reader, ...] = ()
+    reader_weight: int | None = None
+    calibrations: Mapping[str, ReaderCalibration] | None = None
+
+    @classmethod
+    def load(cls, model: str | os.PathLike = DEFAULT_MODEL, without: Iterable[str] = (),
+             params: SolverParams | None = None, readers: Iterable[ReaderJudgements | Reader] = (),
+             time_limit: float | None = None, cache_dir: str | os.PathLike | None = None,
+             reader_weight: int | None = None,
+             reader_calibration: str | os.PathLike | Mapping[str, ReaderCalibration] | None = None) -> Reasoner:
+        """The scorer of `model` (default: the shipped one), with the rule groups of `without` switched off
+        (of none, consistency, priors, optimize), `params` (default: the scorer's precision bias) and `readers`:
+        judgements already made (`ReaderJudgements`), or reader objects, which judge the topics being answered.
+        `cache_dir` keeps each topic's analysis on disk, as `answer` does (default: no cache).
+        Readers are weighed as `answer` weighs them: at `reader_weight` percent where given, else by
+        `reader_calibration` (a file written by `calibrate`, or calibrations by reader name) and, for readers it
+        does not name, without gold on the topics being answered.
+        ValueError (or OSError) naming the model file when it cannot be loaded."""
+        without = frozenset(without)
+        unknown = sorted(without - set(SWITCHABLE))
+        if unknown:
+            raise ValueError(f"unknown rule group {unknown[0]!r}; choose from {', '.join(SWITCHABLE)}")
+        model = Path(model).resolve()
+        scorer, encoder = scorer_for(model)
+        cache = None if cache_dir is None else AnalysisCache.open(Path(cache_dir), encoder, reads_documents(scorer))
+        judged = tuple(r for r in readers if isinstance(r, ReaderJudgements))
+        objects = tuple(r for r in readers if not isinstance(r, ReaderJudgements))
+        for reader in objects:
+            if not callable(getattr(reader, "judge", None)):
+                raise TypeError(f"a reader is ReaderJudgements or has a judge(topics) method, got {type(reader).__name__}")
+        settings = Settings(model, without, params or SolverParams(), time_limit, cache, judged)
+        calibrations = (load_calibrations(reader_calibration) if isinstance(reader_calibration, (str, os.PathLike))
+                        else reader_calibration)
+        return cls(settings, objects, reader_weight, calibrations)
+
+    @property
+    def scorer(self) -> EdgeScorer:
+        """The edge scorer: P(E directly caused T) of every candidate edge."""
+        return scorer_for(self.settings.model)[0]
+
+    @property
+    def reads_documents(self) -> bool:
+        """Whether answering reads the topics' documents (only when the scorer uses a document feature)."""
+        return reads_documents(self.scorer)
+
+    def answer(self, topics: Iterable[Topic], workers: int = 1) -> Iterator[Answer]:
+        """The answer of every question of the topics, topic by topic in input order, each topic solved at once.
+        `workers` > 1 answers topics in that many processes. A topic that fails raises RuntimeError naming it."""
+        topics = list(topics)
+        settings = self.settings
+        if self.reader_objects:
+            judged = tuple(reader.judge(topics, progress=False) for reader in self.reader_objects)
+            settings = Settings(settings.model, settings.without, settings.params, settings.time_limit, settings.cache,
+                                settings.readers + judged)
+        if self.calibrations is not None and settings.readers:
+            calibrations = match_calibrations(settings.readers, self.calibrations, "reader_calibration")
+        else:
+            calibrations = None
+        settings = calibrated_settings(topics, settings, self.reader_weight, calibrations)
+        with closing(answer_topics(topics, settings, workers)) as outcomes:
+            for topic, outcome in zip(topics, outcomes):
+                outcome.replay_logs()
+                if outcome.error is not None:
+                    raise RuntimeError(f"topic {topic.topic_id}: {outcome.error}")
+                yield from outcome.value.answers

@@ -1,0 +1,75 @@
+"""`causalgraph calibrate`: a reader's fusion parameters from its answers to a labelled split, chosen under folds
+grouped by topic. It prints the fused CV score at each setting and writes the calibration that
+`answer --reader-calibration` reads."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..data import DataError, load_split
+from ..experiments.calibration import answer_analyses, calibration_cv
+from ..learn.calibration import write_calibrations
+from ..learn.crossval import fold_scorers, resized_sets
+from ..readers.scores import load_reader_files, parse_reader_spec
+from ..run.output import OutputError, check_outputs, write_files
+from .common import cv_inputs, cv_parser, plural, run_command
+
+
+def build_parser():
+    parser = cv_parser("calibrate", __doc__, bias=True)
+    parser.add_argument("--reader-scores", type=parse_reader_spec, action="append", required=True, metavar="[NAME=]FILE",
+                        help="a reader's answers or probabilities for the questions of --split, named NAME or by the "
+                             "path as given (repeatable: readers calibrated together)")
+    parser.add_argument("--split", default="dev", choices=("train", "dev", "sample"),
+                        help="the labelled split the reader answered (default dev)")
+    parser.add_argument("--out", type=Path, required=True, help="the calibration file (JSON) to write")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    specs = args.reader_scores
+    try:
+        outputs = check_outputs({"--out": args.out}, [s.path for s in specs])
+    except (OutputError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    inputs = cv_inputs(args)
+    if inputs is None:
+        return 2
+    topics, shapes, bias = inputs
+    try:
+        questions = {q.qid: q for t in load_split(args.data, args.split) for q in t.questions}
+        if not any(q.gold for q in questions.values()):
+            raise DataError(args.data, None, f"split {args.split!r} has no gold answers to calibrate against")
+        readers = load_reader_files(specs, questions)
+    except (DataError, OSError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    progress = not args.quiet
+    analyses = answer_analyses(topics, progress=progress)
+    extra, held = resized_sets(analyses, shapes)
+    models = fold_scorers(analyses, args.folds, extra=extra)
+    report = calibration_cv(analyses, models, held, readers, bias, args.folds, progress=progress)
+    judged = len({k[0] for r in readers for k in r.judgements})
+    print(f"{plural(len(readers), 'reader')} on {plural(judged, 'question')} of {args.split}; grouped {args.folds}-fold CV "
+          f"over {plural(len(topics), 'topic')}, {report.regime} held-out topics, bias {bias}\n")
+    print(report.table())
+    print()
+    for cal in report.calibrations:
+        print(f"{cal.reader}: {cal.reliability()}")
+    try:
+        write_files({outputs["--out"]: write_calibrations(report.calibrations, {
+            "split": args.split, "folds": args.folds, "regime": report.regime, "scores": report.by_scale,
+            "nested": report.nested})})
+    except OSError as err:
+        print(f"error: {err}; no output written", file=sys.stderr)
+        return 2
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_command(main))

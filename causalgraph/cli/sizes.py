@@ -1,0 +1,87 @@
+"""`causalgraph sizes`: the size curve. The labelled topics are cut into topics of k questions
+(seeded) and every size is answered under grouped-by-topic CV, with folds grouped by the original topic: the
+structure scorer before and after it learned topic sizes, with the document features, with the documents'
+timeline edges, and each reader of --reader-scores alone and fused."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from functools import partial
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ..data import DataError
+from ..experiments.inputs import labelled_analyses
+from ..experiments.sizes import SIZES, cut_all, format_curve, reader_rows, scorer_rows, size_name
+from ..graph.features import FEATURES, QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES
+from ..learn.crossval import SIZE_COPIES, resized_sets, sized_copies
+from ..learn.scorer import EdgeScorer
+from ..readers.scores import load_reader_scores
+from .common import cv_inputs, cv_parser, run_command
+
+def parse_sizes(text: str) -> tuple[int | None, ...]:
+    """--sizes: comma-separated question counts, 'whole' for whole topics, e.g. 1,3,5,10,whole."""
+    sizes = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        if part == "whole":
+            sizes.append(None)
+        elif part.isdigit() and int(part) > 0:
+            sizes.append(int(part))
+        else:
+            raise argparse.ArgumentTypeError(f"--sizes takes positive integers and 'whole', got {part!r}")
+    if not sizes:
+        raise argparse.ArgumentTypeError(f"--sizes names no size: {text!r}")
+    return tuple(dict.fromkeys(sizes))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cv_parser("sizes", __doc__, bias=True)
+    parser.add_argument("--sizes", type=parse_sizes, default=SIZES, help="questions per cut topic, e.g. 1,3,5,10,whole")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the cuts")
+    parser.add_argument("--reader-scores", type=Path, action="append", default=[], metavar="FILE",
+                        help="another system's answers or probabilities on (some of) the labelled questions (repeatable)")
+    args = parser.parse_args(argv)
+    inputs = cv_inputs(args, evidence=True)  # 11-36 read train-evidence/ for the document rows
+    if inputs is None:
+        return 2
+    topics, shapes, bias = inputs
+    try:
+        questions = {q.qid: q for t in topics for q in t.questions}
+        readers = [(path.name, load_reader_scores(path, questions).judgements) for path in args.reader_scores]
+    except (DataError, OSError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    start = time.time()
+    analyses = labelled_analyses(topics, args.encoder)
+    cuts = {k: cut_all(analyses, k, args.seed) for k in tqdm(args.sizes, desc="cutting topics", unit="size")}
+    today, _ = resized_sets(analyses, shapes)
+    sized = [a + b for a, b in zip(today or [[]] * len(analyses), sized_copies(analyses, SIZE_COPIES, shapes))]
+    # the timeline's edges and the readers are measured over the size-aware scorer, the strongest at small sizes
+    configs = [
+        ("structure: question features, test-shaped copies (before size awareness)", QUESTION_FEATURES, today, False),
+        (f"structure, size-aware: + {', '.join(SIZE_FEATURES)}; + copies of {', '.join(map(str, SIZE_COPIES))} questions",
+         STRUCTURE_FEATURES, sized, True),
+        ("size-aware + document features", FEATURES, sized, False),
+    ]
+    rows, helds = [], None
+    with tqdm(total=len(configs) * len(args.sizes), desc="scoring", unit="size") as bar:
+        for name, features, extra, base in configs:
+            made, held = scorer_rows(name, analyses, cuts, args.folds, partial(EdgeScorer, features=features), extra,
+                                     bias, timeline=base, progress=bar)
+            rows += made
+            helds = held if base else helds
+    for name, judgements in tqdm(readers, desc="readers", unit="reader"):
+        rows += reader_rows(name, judgements, helds, args.folds, bias)
+    print(f"Grouped-by-topic {args.folds}-fold CV over {len(topics)} topics (train + dev + sample), folds grouped by "
+          f"the original topic; topics cut into topics of {', '.join(size_name(k) for k in args.sizes)} questions "
+          f"(seed {args.seed}); bias {bias}; the timeline and reader rows are over the size-aware scorer\n")
+    print(format_curve(rows, args.sizes))
+    print(f"\n({time.time() - start:.0f}s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_command(main))

@@ -1,0 +1,104 @@
+"""Readers calibrated against the topics being answered: what the structure model and the construction priors
+say of each option, which is all that gold-free calibration (readers/calibration.py) needs."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from ..analysis.analyse import TopicAnalysis
+from ..data import DataError
+from ..readers.base import ReaderJudgements
+from ..readers.calibration import DEFAULT_SCALE, Key, ReaderCalibration, estimate_without_gold
+
+log = logging.getLogger(__name__)
+
+PRIOR_CLIP = 0.01  # structure probabilities are held within [0.01, 0.99] as priors
+
+
+def option_evidence(analyses: Iterable[TopicAnalysis], edges: Iterable[Mapping[tuple[int, int], float]]
+                    ) -> tuple[dict[Key, float], dict[Key, bool]]:
+    """For every real option of the analysed topics: the structure model's probability that it directly caused
+    its target (the prior), and the labels the construction priors settle (rules/none.lp: a question that offers
+    None has no real cause; rules/priors.lp: an option offered twice is a cause)."""
+    prior, settled = {}, {}
+    for analysis, scores in zip(analyses, edges):
+        for qid, slots in analysis.graph.graph["questions"].items():
+            events = list(slots.options.values())
+            for label, event in slots.options.items():
+                if label == slots.none_label:
+                    continue
+                p = scores.get((event, slots.target), PRIOR_CLIP)
+                prior[(qid, label)] = min(max(p, PRIOR_CLIP), 1 - PRIOR_CLIP)
+                if slots.none_label:
+                    settled[(qid, label)] = False
+                elif events.count(event) > 1 and event != slots.target:
+                    settled[(qid, label)] = True
+    return prior, settled
+
+
+def calibrate_readers(readers: Sequence[ReaderJudgements], analyses: Sequence[TopicAnalysis],
+                      edges: Sequence[Mapping[tuple[int, int], float]], weight: int | None = None,
+                      calibrations: Mapping[str, ReaderCalibration] | None = None,
+                      scale: float = DEFAULT_SCALE) -> tuple[ReaderJudgements, ...]:
+    """The readers as fusion weighs them. An explicit `weight` (percent) overrides everything: each reader's raw
+    log-odds at that weight. Otherwise a reader named in `calibrations` (from gold, see `calibrate`) keeps its
+    parameters, and the others are estimated without gold on these topics, all readers together."""
+    if not readers:
+        return ()
+    if weight is not None:
+        return tuple(ReaderJudgements(r.reader, r.judgements, weight) for r in readers)
+    prior, settled = option_evidence(analyses, edges)
+    fitted = estimate_without_gold(readers, prior, settled, scale, calibrations)
+    for cal in fitted:
+        log.info("reader %s: %s", cal.reader, cal.reliability())
+    return tuple(cal.apply(r) for cal, r in zip(fitted, readers))
+
+
+def write_calibrations(calibrations: Iterable[ReaderCalibration], extra: dict | None = None) -> str:
+    """The text of a calibration file: {"readers": [record, ...], ...extra}."""
+    return json.dumps({"readers": [c.as_record() for c in calibrations], **(extra or {})}, indent=1) + "\n"
+
+
+def load_calibrations(path: str | os.PathLike) -> dict[str, ReaderCalibration]:
+    """The calibrations of a file written by `calibrate`, by reader name; DataError naming the file (and the
+    entry) when it is not one."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise DataError(path, None, "not UTF-8 text") from None
+    except RecursionError:
+        raise DataError(path, None, "JSON nested too deeply") from None
+    except json.JSONDecodeError as err:
+        raise DataError(path, f"line {err.lineno}", f"not JSON ({err.msg})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("readers"), list):
+        raise DataError(path, None, 'expected {"readers": [...]} as written by `causalgraph calibrate`')
+    out: dict[str, ReaderCalibration] = {}
+    for i, record in enumerate(data["readers"]):
+        cal = ReaderCalibration.from_record(record, path, f"readers[{i}]")
+        if cal.reader in out:
+            raise DataError(path, f"readers[{i}]", f"a second calibration of reader {cal.reader!r}")
+        out[cal.reader] = cal
+    if not out:
+        raise DataError(path, None, "no reader calibrated")
+    return out
+
+
+def match_calibrations(readers: Sequence[ReaderJudgements], calibrations: Mapping[str, ReaderCalibration],
+                       path: str | os.PathLike) -> dict[str, ReaderCalibration]:
+    """The calibrations by the name of the reader they apply to: by name, or the file's only calibration when a
+    single reader is given. DataError naming the file when a calibration matches no reader."""
+    if len(calibrations) == 1 and len(readers) == 1:
+        (cal,) = calibrations.values()
+        return {readers[0].reader: replace(cal, reader=readers[0].reader)}
+    names = {r.reader for r in readers}
+    unmatched = sorted(set(calibrations) - names)
+    if unmatched:
+        raise DataError(path, None, f"calibrates reader {unmatched[0]!r}, which is not among the readers given "
+                                    f"({', '.join(sorted(names)) or 'none'}); name it with --reader-scores NAME=FILE")
+    return dict(calibrations)

@@ -1,0 +1,46 @@
+"""The readers of a run from plain arguments: other systems' score files, the cross-encoder and an LLM endpoint."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..data import Topic, load_split
+from .base import ReaderJudgements
+from .crossencoder import CrossEncoderReader
+from .llm import LLMReader
+from .scores import load_reader_files
+
+def crossencoder_reader(model: str, weight: int = 100, cache_dir: Path | None = None) -> CrossEncoderReader:
+    """The cross-encoder reader of a model folder (or hub name); OSError naming it when it cannot be loaded."""
+    local = Path(model).expanduser()
+    if (local.exists() or str(model).startswith((".", "/", "~"))) and not (local / "config.json").is_file():
+        raise OSError(f"{model}: no model folder there (expected one written by "
+                      "`causalgraph train --reader crossencoder --out FOLDER`)")
+    try:
+        return CrossEncoderReader(local if local.exists() else model, weight=weight, cache_dir=cache_dir)
+    except OSError as err:
+        raise OSError(f"{model}: cannot load the model ({str(err).splitlines()[0]})") from None
+
+
+def load_readers(data: str | os.PathLike, split: str, topics: list[Topic], *, scores: Iterable[str | os.PathLike] = (),
+                 crossencoder: str | None = None, llm_url: str | None = None, llm_model: str = "default",
+                 llm_key_env: str = "OPENAI_API_KEY", llm_concurrency: int = 4, llm_response_format: str = "json_schema",
+                 weight: int = 100, cache_dir: Path | None = None,
+                 progress: bool = True) -> tuple[ReaderJudgements, ...]:
+    """The judgements of a run's readers: the `scores` files (their ids checked against every question of the
+    split `data`/`split`), the `crossencoder` model and the LLM at `llm_url` (both run over `topics`, their
+    judgements cached under `cache_dir` unless it is None), each scaled by `weight` percent in the fusion."""
+    readers = []
+    scores = list(scores)
+    if scores:
+        questions = {q.qid: q for topic in load_split(data, split) for q in topic.questions}
+        readers += load_reader_files(scores, questions, weight)
+    if crossencoder:
+        readers.append(crossencoder_reader(crossencoder, weight, cache_dir).judge(topics, progress=progress))
+    if llm_url:
+        llm = LLMReader(llm_url, llm_model, llm_key_env, cache_dir, llm_concurrency, weight=weight,
+                        response_format=llm_response_format)
+        readers.append(llm.judge(topics, progress=progress))
+    return tuple(readers)
