@@ -73,8 +73,8 @@ def main() -> None:
         structure = fused_scores(runs, structure_only, bias, judged, args.folds)[0].mean()
         print(f"\n## {name} held-out topics ({len(runs)} run{'s' * (len(runs) > 1)}): structure alone {structure:.4f}\n",
               flush=True)
-        print(f"| reader | alone | weight {OLD_DEFAULT} (old default) | no gold, scale {DEFAULT_SCALE} (default) | "
-              f"gold of other topics, scale {DEFAULT_SCALE} | estimated reliability (no gold) |")
+        print(f"| reader | alone | weight {OLD_DEFAULT} (old default) | no gold, scale by size (default) | "
+              f"gold of other topics, scale by size | estimated reliability (no gold) |")
         print("|---|---|---|---|---|---|")
         for stem, reader in readers.items():
             row = [reader_alone(runs, reader, judged)]
@@ -88,7 +88,7 @@ def main() -> None:
               "on its training topics, pooled over the readers not trained on train\n")
         untrained = {stem: r for stem, r in readers.items() if not stem.startswith(TRAINED_ON_TRAIN)}
         if untrained:
-            makes = [lambda s, r=r: without_gold([r], s, runs) for r in untrained.values()]
+            makes = [lambda s, r=r, runs=runs: without_gold([r], s, runs) for r in untrained.values()]
             means, nested, chosen = scale_choice(makes, runs, bias, judged, args.folds)
             print("| reader | " + " | ".join(f"scale {s:g}" for s in SCALES) + " |")
             print("|---|" + "---|" * len(SCALES))

@@ -19,6 +19,7 @@ from typing import Mapping, Protocol
 from .analysis.cache import AnalysisCache
 from .config import DEFAULT_MODEL, DEMO_DATA
 from .data import Topic, load_split
+from .data.load import warn_without_documents
 from .learn.calibration import load_calibrations, match_calibrations
 from .learn.scorer import EdgeScorer, reads_documents
 from .readers.base import ReaderJudgements
@@ -100,6 +101,7 @@ class Reasoner:
         """The answer of every question of the topics, topic by topic in input order, each topic solved at once.
         `workers` > 1 answers topics in that many processes. A topic that fails raises RuntimeError naming it."""
         topics = list(topics)
+        warn_without_documents(topics)
         settings = self.settings
         if self.reader_objects:
             judged = tuple(reader.judge(topics, progress=False) for reader in self.reader_objects)

@@ -10,7 +10,7 @@ from causalgraph.cli import answer, calibrate
 from causalgraph.data import DataError
 from causalgraph.learn.calibration import load_calibrations, match_calibrations, write_calibrations
 from causalgraph.readers.base import Judgement, ReaderJudgements
-from causalgraph.readers.calibration import (DEFAULT_SCALE, ReaderCalibration, estimate_without_gold, fit_with_gold,
+from causalgraph.readers.calibration import (ReaderCalibration, estimate_without_gold, fit_with_gold,
                                              fit_all_with_gold)
 
 from .conftest import generated_topic, write_data
@@ -60,7 +60,8 @@ def test_correlated_readers_share_one_vote():
     other = voter("c", truth, 0.8, 0.9, 5)
     a, b, c = estimate_without_gold([same, twin, other], prior, settled)
     assert a.discount == b.discount and a.discount < 0.6 and c.discount > 0.8
-    assert a.weight == round(100 * DEFAULT_SCALE * a.discount)
+    assert a.weight == round(150 * a.discount) and a.weight_for(1) == round(100 * a.discount)
+    assert ReaderJudgements("a", same.judgements, calibration=a).for_questions(["q1"]).weight == a.weight_for(1)
 
 
 def test_probabilities_are_recalibrated_not_counted_as_votes():
@@ -190,7 +191,7 @@ def test_the_library_weighs_readers_as_answer_does():
                                            for t in topics for q in t.questions for label in "ABCD"})
     calibrated = list(cg.Reasoner.load(readers=(reader,)).answer(topics))
     record = calibrated[0].explanation["options"]["A"]["readers"][0]
-    assert "no gold" in record["reliability"] and record["weight"] == round(100 * DEFAULT_SCALE)
+    assert "no gold" in record["reliability"] and record["weight"] == 150  # eight questions
     fixed = list(cg.Reasoner.load(readers=(reader,), reader_weight=40).answer(topics))
     assert fixed[0].explanation["options"]["A"]["readers"][0]["weight"] == 40
     cal = ReaderCalibration("any", "answers", "gold answers", 40, sensitivity=0.9, specificity=0.9, scale=1.0)

@@ -3,6 +3,7 @@
 import argparse
 import importlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -232,3 +233,14 @@ def test_readme_examples_write_where_git_does_not_look():
 def test_readme_test_command_says_what_the_browser_test_needs():
     setup = (REPO / "README.md").read_text(encoding="utf-8").split("## Set up on a fresh machine", 1)[1].split("\n## ", 1)[0]
     assert "pytest" in setup and "tests/test_browser.py" in setup and "chromium" in setup.lower()
+
+
+def test_commands_print_what_the_terminal_cannot_encode_as_escapes(tmp_path):
+    """Under the C locale a topic's non-ASCII text comes out as escapes, not as a UnicodeEncodeError."""
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": "ascii"}
+    code = ("import sys; from causalgraph.cli.common import run_command; "
+            "sys.exit(run_command(lambda argv: print('Z\\u00fcrich dam \\u2014 failed') or 0))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert done.stdout.strip() == "Z\\xfcrich dam \\u2014 failed"

@@ -238,7 +238,7 @@ def test_llm_reader_on_the_demo_against_a_real_local_server(llama_server, tmp_pa
     judged = [r for r in records if any(o["readers"] for o in r["options"].values())]
     assert len(records) == 8 and judged  # the small model's replies pass the schema for some questions at least
     for record in judged:
-        for label, option in record["options"].items():
+        for option in record["options"].values():
             for verdict in option["readers"]:
                 assert verdict["reader"] == "llm:smollm2" and 0 <= verdict["probability"] <= 1
                 assert verdict["evidence"]  # the passages it read, with their document titles

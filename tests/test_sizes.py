@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from causalgraph.cli import answer, sizes
+from causalgraph.cli import answer, sizes, train
 from causalgraph.data import load_labelled
 from causalgraph.experiments.sizes import THIN_QUESTIONS, thin_topics
 from causalgraph.graph.features import QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES, pair_table
@@ -136,3 +136,15 @@ def test_a_model_loads_when_its_features_are_known(tmp_path):
         else:
             with pytest.raises(ValueError, match="made for other features"):
                 load_scorer(path)
+
+
+@pytest.mark.slow  # trains several scorers on copies of many sizes: minutes on two cores
+def test_train_size_copies_make_a_size_aware_scorer(labelled, tmp_path, capsys):
+    out = tmp_path / "scorer.joblib"
+    assert train.main(["--data", labelled, "--folds", "3", "--out", str(out), "--size-copies", "1,3"]) == 0
+    assert load_scorer(out)[0].features == STRUCTURE_FEATURES
+    card = out.with_suffix(".md").read_text()
+    assert "--size-copies 1,3 " in card and "for each size k of 1, 3" in card
+    with pytest.raises(SystemExit):
+        train.main(["--data", labelled, "--out", str(out), "--size-copies", "0"])
+    assert "--size-copies takes positive integers or 'none'" in capsys.readouterr().err

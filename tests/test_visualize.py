@@ -154,3 +154,15 @@ def test_cli_errors(tmp_path, demo_dir, capsys):
     assert "unknown topic 9" in capsys.readouterr().err
     result = subprocess.run([sys.executable, "-m", "causalgraph", "visualize", "--help"], capture_output=True, text=True)
     assert result.returncode == 0 and "--topic" in result.stdout
+
+
+def test_the_page_shows_each_readers_reliability_and_weight(demo, tmp_path):
+    import json
+
+    reader = tmp_path / "reader.jsonl"
+    reader.write_text("".join(json.dumps({"id": q.qid, "answer": ",".join(sorted(q.gold))}) + "\n"
+                              for q in demo.analysis.topic.questions))
+    out = tmp_path / "demo.html"
+    assert visualize.main(["--demo", "--out", str(out), "--reader-scores", f"mine={reader}", "--quiet"]) == 0
+    text = " ".join(Tags(out.read_text()).text)
+    assert "mine: yes" in text and "no gold: EM over" in text and "weight 150%" in text

@@ -58,7 +58,7 @@ def code_version() -> str:
 @lru_cache(maxsize=None)
 def environment_version() -> str:
     """Hash of the Python version and every installed distribution with its version."""
-    dists = sorted({f"{d.metadata.get('Name', '')}=={d.version}" for d in metadata.distributions()})
+    dists = sorted({f"{d.metadata['Name'] if 'Name' in d.metadata else ''}=={d.version}" for d in metadata.distributions()})
     return hashlib.sha256("\n".join([sys.version, *dists]).encode()).hexdigest()
 
 

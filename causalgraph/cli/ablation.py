@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Grouped-by-topic {args.folds}-fold CV over {plural(len(topics), 'topic')} (train + dev + sample), bias {bias}")
     print("\n## Whole held-out topics\n")
     print(format_table(ablation_rows(analyses, args.folds, params, extra, progress=progress)), flush=True)
-    if shapes:
+    if held is not None:
         print(f"\n## Held-out topics cut to the {args.resize_to} split's topic shapes ({describe_held(held, shapes)})\n")
         print(format_table(ablation_rows(analyses, args.folds, params, extra, held, progress)))
     return 0

@@ -4,6 +4,7 @@ one-line errors."""
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import re
 import sys
@@ -125,7 +126,11 @@ def load_readers(args: argparse.Namespace, data, split: str, topics: list) -> tu
 
 def run_command(main, argv: list[str] | None = None) -> int:
     """Run a command's main; Ctrl-C ends it with one line and exit code 130 (outputs are written whole or not
-    at all, so nothing is half-written), and a closed output pipe quietly with 141."""
+    at all, so nothing is half-written), and a closed output pipe quietly with 141. Text the terminal's encoding
+    cannot show (under the C locale, say) is printed as escapes, not an error."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         return main(argv)
     except KeyboardInterrupt:

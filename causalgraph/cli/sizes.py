@@ -24,7 +24,7 @@ from .common import cv_inputs, cv_parser, run_command
 
 def parse_sizes(text: str) -> tuple[int | None, ...]:
     """--sizes: comma-separated question counts, 'whole' for whole topics, e.g. 1,3,5,10,whole."""
-    sizes = []
+    sizes: list[int | None] = []
     for part in (p.strip() for p in text.split(",") if p.strip()):
         if part == "whole":
             sizes.append(None)
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     topics, shapes, bias = inputs
     try:
         questions = {q.qid: q for t in topics for q in t.questions}
-        readers = [(path.name, load_reader_scores(path, questions).judgements) for path in args.reader_scores]
+        readers = [(str(path), load_reader_scores(path, questions).judgements) for path in args.reader_scores]
     except (DataError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
                                      bias, timeline=base, progress=bar)
             rows += made
             helds = held if base else helds
+    assert helds is not None  # the size-aware configuration is measured
     for name, judgements in tqdm(readers, desc="readers", unit="reader"):
         rows += reader_rows(name, judgements, helds, args.folds, bias)
     print(f"Grouped-by-topic {args.folds}-fold CV over {len(topics)} topics (train + dev + sample), folds grouped by "

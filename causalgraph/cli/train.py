@@ -72,7 +72,8 @@ def cv_report(analyses: list[TopicAnalysis], folds: int, shapes: list[TopicShape
 
 def topic_ranges(ids) -> str:
     """Topic ids as ranges, e.g. '1-10, 37'."""
-    ids, spans = sorted(set(ids)), []
+    spans: list[list[int]] = []
+    ids = sorted(set(ids))
     for i in ids:
         if spans and i == spans[-1][1] + 1:
             spans[-1][1] = i
@@ -111,8 +112,8 @@ def model_card(args: argparse.Namespace, scorer: EdgeScorer, report: dict, shape
 
 - Model: scikit-learn HistGradientBoostingClassifier (max_iter={scorer.max_iter}, learning_rate={scorer.learning_rate},
   max_leaf_nodes={scorer.max_leaf_nodes}, random_state {scorer.random_state}) over the pair features
-  {", ".join(scorer.features)}.
-  Document evidence features are {"used" if set(scorer.features) - set(STRUCTURE_FEATURES) else "not used: they did not raise grouped-CV accuracy, so `answer` does not read the documents"}.
+  {", ".join(scorer.features or ())}.
+  Document evidence features are {"used" if set(scorer.features or ()) - set(STRUCTURE_FEATURES) else "not used: they did not raise grouped-CV accuracy, so `answer` does not read the documents"}.
 - Precision bias chosen by grouped CV on all labelled topics: {scorer.bias} (log-odds x 100).
 - Training pairs: the labelled topics whole, plus {TRAIN_COPIES if shapes else 0} copies of each cut to random subsets of
   questions with the shapes of the `{args.resize_to}` split's topics{f" ({describe_shapes(shapes)})" if shapes else ""}, since the

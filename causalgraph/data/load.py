@@ -87,7 +87,8 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
 
 def load_questions(path: str | os.PathLike) -> list[Question]:
     """Read a questions.jsonl file; gold labels are read from `golden_answer` when present."""
-    questions, seen = [], {}
+    questions: list[Question] = []
+    seen: dict[str, int] = {}  # question id -> its line
     for lineno, obj in read_jsonl(path):
         where = f"line {lineno}"
         missing = [k for k in ("id", "topic_id", "target_event", *(f"option_{l}" for l in LABELS)) if k not in obj]

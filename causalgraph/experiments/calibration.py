@@ -79,7 +79,7 @@ def fixed_weight(readers: Sequence[ReaderJudgements], weight: int) -> ReaderSett
     return lambda analyses, edges, training: tuple(ReaderJudgements(r.reader, r.judgements, weight) for r in readers)
 
 
-def without_gold(readers: Sequence[ReaderJudgements], scale: float, runs) -> ReaderSetting:
+def without_gold(readers: Sequence[ReaderJudgements], scale: float | None, runs) -> ReaderSetting:
     """Gold-free calibration on the answered topics of each run: EM over all the run's topics (those of the other
     folds included, whose gold it never reads), as `answer` calibrates over the split it answers."""
     by_analysis = {}
@@ -89,7 +89,7 @@ def without_gold(readers: Sequence[ReaderJudgements], scale: float, runs) -> Rea
     return lambda analyses, edges, training: by_analysis[id(analyses[0])] if analyses else ()
 
 
-def with_gold(readers: Sequence[ReaderJudgements], scale: float, runs) -> ReaderSetting:
+def with_gold(readers: Sequence[ReaderJudgements], scale: float | None, runs) -> ReaderSetting:
     """Calibration from the gold answers of the training topics (the other folds'), as `calibrate` does."""
     def setting(analyses, edges, training):
         cals = fit_all_with_gold(readers, gold_of(runs, training), scale, "gold answers of other topics")
@@ -102,7 +102,8 @@ def scale_choice(makes: Sequence[Callable[[float], ReaderSetting]], runs, bias: 
     """For each setting maker (one per reader), the fused score at each scale; and the nested grouped-CV score
     over all of them pooled, each outer fold taking the scale that scores best on its training topics (with the
     scales chosen)."""
-    means, pooled, topics = [], {s: [] for s in scales}, []
+    means, topics = [], []
+    pooled: dict[float, list[np.ndarray]] = {s: [] for s in scales}
     for make in makes:
         row = {}
         for s in scales:
@@ -151,7 +152,7 @@ class CalibrationReport:
     def table(self) -> str:
         rows = ["| setting | fused CV score |", "|---|---|", f"| structure model alone | {self.structure:.4f} |"]
         rows += [f"| reader {name} alone | {score:.4f} |" for name, score in self.alone.items()]
-        rows.append(f"| no gold, scale {DEFAULT_SCALE} (the default without --reader-calibration) | {self.without_gold:.4f} |")
+        rows.append(f"| no gold, scale by topic size (the default without --reader-calibration) | {self.without_gold:.4f} |")
         rows += [f"| gold of the other folds' topics, scale {s:g} | {v:.4f} |" for s, v in self.by_scale.items()]
         rows.append(f"| nested: each outer fold's best scale ({', '.join(f'{c:g}' for c in self.chosen)}) | {self.nested:.4f} |")
         return "\n".join(rows)
@@ -171,7 +172,7 @@ def calibration_cv(analyses, models, held, readers: Sequence[ReaderJudgements], 
         steps.update()
         free = fused_scores(runs, without_gold(readers, DEFAULT_SCALE, runs), bias, judged, folds)[0].mean()
         steps.update()
-        by_scale, topics = {}, None
+        by_scale: dict[float, np.ndarray] = {}
         for s in scales:
             by_scale[s], topics = fused_scores(runs, with_gold(readers, s, runs), bias, judged, folds)
             steps.update()

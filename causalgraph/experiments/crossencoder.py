@@ -41,13 +41,14 @@ def reader_alone(scored, judgements: dict[tuple[str, str], Judgement]) -> float:
     """The reader's own score: the options it gives P >= 0.5, or its most probable one when it gives none."""
     by_question: dict[str, dict[str, float]] = {}
     for (qid, label), j in judgements.items():
-        by_question.setdefault(qid, {})[label] = j.probability
+        if j.probability is not None:  # every judgement of the cross-encoder is one
+            by_question.setdefault(qid, {})[label] = j.probability
     scores = []
     for a in scored:
         for q in a.topic.questions:
             probs = by_question.get(q.qid, {})
             chosen = frozenset(label for label, p in probs.items() if p >= 0.5) or frozenset(
-                [max(probs, key=probs.get)] if probs else [])
+                [max(probs, key=probs.__getitem__)] if probs else [])
             scores.append(question_score(chosen, q.gold))
     return float(np.mean(scores))
 

@@ -60,7 +60,7 @@ def question_scores(held: Held, params: SolverParams, readers=()) -> np.ndarray:
     out = []
     for a, e in zip(held.topics, held.edges):
         solution = solve_analysis(a, e, params=params, readers=readers)
-        out += [question_score(solution.answers[q.qid], q.gold) for q in a.topic.questions]
+        out += [question_score(solution.answers[q.qid], q.gold or frozenset()) for q in a.topic.questions]
     return np.array(out)
 
 
@@ -75,7 +75,7 @@ def option_auc(held: Held, none_offered: bool = False) -> float:
             slots = a.graph.graph["questions"][q.qid]
             for label, event in slots.options.items():
                 if event != slots.target and label != slots.none_label:
-                    gold.append(label in q.gold)
+                    gold.append(label in (q.gold or ()))
                     scores.append(e[(event, slots.target)])
     return float(roc_auc_score(gold, scores)) if len(set(gold)) == 2 else float("nan")
 
@@ -113,11 +113,11 @@ def reader_alone(held: Held, judgements: dict[tuple[str, str], Judgement]) -> np
     for q in held.questions():
         judged = by_question.get(q.qid, {})
         if judged and all(j.probability is not None for j in judged.values()):
-            probs = {l: j.probability for l, j in judged.items()}
-            chosen = frozenset(l for l, p in probs.items() if p >= 0.5) or frozenset([max(probs, key=probs.get)])
+            probs = {l: float(j.probability or 0.0) for l, j in judged.items()}
+            chosen = frozenset(l for l, p in probs.items() if p >= 0.5) or frozenset([max(probs, key=probs.__getitem__)])
         else:
             chosen = frozenset(l for l, j in judged.items() if j.verdict)
-        out.append(question_score(chosen, q.gold))
+        out.append(question_score(chosen, q.gold or frozenset()))
     return np.array(out)
 
 

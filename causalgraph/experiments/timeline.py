@@ -34,7 +34,7 @@ def order_report(analyses: list[TopicAnalysis]) -> list[str]:
         return f"{x} ({x / n:.1%})" if n else "0"
 
     for name, group in groups.items():
-        pairs, counts = 0, Counter()  # (basis, gold, placed after) -> pairs
+        pairs, counts = 0, Counter[tuple[str, bool, bool]]()  # (basis, gold, placed after) -> pairs
         for a in group:
             norm = {n: a.graph.nodes[n]["norm"] for n in a.graph}
             for (e, t), gold in zip(a.table.pairs, a.gold()):

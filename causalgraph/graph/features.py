@@ -83,7 +83,8 @@ def none_share(graph: nx.DiGraph, qids: list[str], exclude_target: int | None = 
 def versus_other_options(graph: nx.DiGraph, values: dict[tuple[int, int], float]) -> tuple[dict, dict]:
     """For each pair, averaged over the questions offering it: its value minus the best other option's
     value in that question, and the number of other options with a higher value."""
-    margin, rank = {}, {}
+    margin: dict[tuple[int, int], list[float]] = {}
+    rank: dict[tuple[int, int], list[float]] = {}
     for slots in graph.graph["questions"].values():
         events = [e for e in slots.options.values() if e != slots.target]
         for e in events:

@@ -51,17 +51,18 @@ def build_timeline(extraction: TopicExtraction, texts: list[str], norms: list[st
     `event_vectors`) from the extraction's sentences and cue matches (`cue_vectors`: their clauses' vectors).
     An event's date is the one its own text states, else that of its best dated mention (sentence -1 in
     `dates` stands for the event's text)."""
-    mentions, dates = {}, {}
+    mentions: dict[str, tuple[int, ...]] = {}
+    dates: dict[str, tuple[PartialDate, int]] = {}
     for e, norm in enumerate(norms):
         best = [int(s) for s in np.argsort(-rel[e], kind="stable")[:MENTIONS] if rel[e, s] >= MENTION_MIN]
         if best:
             mentions[norm] = tuple(best)
-        dated = [s for s in best if extraction.sentences[s].date is not None]
+        dated = [(d, s) for s in best if (d := extraction.sentences[s].date) is not None]
         own = parse_date(texts[e])
         if own is not None:
             dates[norm] = (own, -1)
         elif dated:
-            dates[norm] = (extraction.sentences[dated[0]].date, dated[0])
+            dates[norm] = dated[0]
     before: dict[tuple[str, str], Edge] = {}
     for a, (da, sa) in dates.items():
         for b, (db, sb) in dates.items():
@@ -72,13 +73,13 @@ def build_timeline(extraction: TopicExtraction, texts: list[str], norms: list[st
     if len(extraction.cues):
         cause_sim, effect_sim = event_vectors @ cause_vecs.T, event_vectors @ effect_vecs.T
         for c, cue in enumerate(extraction.cues):
-            a, b = int(cause_sim[:, c].argmax()), int(effect_sim[:, c].argmax())
-            if a == b or cause_sim[a, c] < CLAUSE_MIN or effect_sim[b, c] < CLAUSE_MIN:
+            i, j = int(cause_sim[:, c].argmax()), int(effect_sim[:, c].argmax())
+            if i == j or cause_sim[i, c] < CLAUSE_MIN or effect_sim[j, c] < CLAUSE_MIN:
                 continue
             edge = Edge(cue.cue, (cue.sentence,))
-            before.setdefault((norms[a], norms[b]), edge)
+            before.setdefault((norms[i], norms[j]), edge)
             if cue.kind == "causal":
-                causes.setdefault((norms[a], norms[b]), edge)
+                causes.setdefault((norms[i], norms[j]), edge)
     conflicts = {p for p in before if (p[1], p[0]) in before}
     return Timeline(mentions, dates, {p: e for p, e in before.items() if p not in conflicts}, causes)
 

@@ -44,7 +44,7 @@ def option_evidence(analyses: Iterable[TopicAnalysis], edges: Iterable[Mapping[t
 def calibrate_readers(readers: Sequence[ReaderJudgements], analyses: Sequence[TopicAnalysis],
                       edges: Sequence[Mapping[tuple[int, int], float]], weight: int | None = None,
                       calibrations: Mapping[str, ReaderCalibration] | None = None,
-                      scale: float = DEFAULT_SCALE) -> tuple[ReaderJudgements, ...]:
+                      scale: float | None = DEFAULT_SCALE) -> tuple[ReaderJudgements, ...]:
     """The readers as fusion weighs them. An explicit `weight` (percent) overrides everything: each reader's raw
     log-odds at that weight. Otherwise a reader named in `calibrations` (from gold, see `calibrate`) keeps its
     parameters, and the others are estimated without gold on these topics, all readers together."""

@@ -181,7 +181,7 @@ def held_out_scores(
     for analysis, edges in zip(analyses, scores):
         solution = solve_analysis(analysis, edges, without, params)
         for q in analysis.topic.questions:
-            results.append(question_score(solution.answers[q.qid], q.gold))
+            results.append(question_score(solution.answers[q.qid], q.gold or frozenset()))
             topics.append(q.topic_id)
     return FoldResult(name, np.array(results), np.array(topics))
 

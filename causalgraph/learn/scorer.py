@@ -86,7 +86,7 @@ class EdgeScorer(ClassifierMixin, BaseEstimator):
 
 def reads_documents(scorer: EdgeScorer) -> bool:
     """Whether the scorer uses any document feature; if not, answering need not read the documents."""
-    return bool(set(scorer.features) - set(STRUCTURE_FEATURES))
+    return bool(set(scorer.features or ()) - set(STRUCTURE_FEATURES))
 
 
 def edge_scores(table: PairTable, scorer: EdgeScorer) -> dict[tuple[int, int], float]:

@@ -7,16 +7,14 @@ A hard answer is a vote: its reliability is a sensitivity (P(chosen | cause)) an
 log((1 - sens) / spec). A probability is not a vote: it is recalibrated by a logistic map of its log-odds
 (Platt scaling), less the log-odds of the base rate, so that what it adds is a likelihood ratio. Readers whose
 errors go together (one model with several prompts) share one vote: each is discounted by the sum of its
-positive error correlations with the others. Fusion scales the result by `scale`, learned on real readers'
-dev answers under folds grouped by topic (BENCHMARKS.md, "Readers")."""
+positive error correlations with the others. Fusion scales the result by `scale` (by default a function of
+the topic's size), learned on real readers' dev answers under folds grouped by topic (BENCHMARKS.md, "Readers")."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -27,9 +25,12 @@ from .base import Judgement, ReaderJudgements
 
 Key = tuple[str, str]  # (question id, label)
 
-# The scale on each reader's log-likelihood ratios: chosen by `python benchmarks/real_readers.py` on the dev
-# readers that were not trained on the benchmark's events (BENCHMARKS.md, "Readers").
-DEFAULT_SCALE = 1.5
+# The scale on each reader's log-likelihood ratios by the number of questions of the topic it is fused in,
+# chosen by `python benchmarks/real_readers.py` on the dev readers that were not trained on the benchmark's
+# events (BENCHMARKS.md, "Readers"): best at 1.0 for a question alone, at 1.5 for topics of five questions, of
+# the test split's shapes and whole; linear in between.
+SIZE_SCALES = ((1, 1.0), (5, 1.5))
+DEFAULT_SCALE = None  # by topic size
 SCALES = (0.5, 1.0, 1.5, 2.0, 3.0)
 # A typical reader before any evidence (the median of the dev readers' sensitivities and specificities),
 # worth this many options: a reader judged on a handful of options stays near it.
@@ -55,19 +56,28 @@ class ReaderCalibration:
     specificity: float | None = None
     slope: float | None = None
     intercept: float | None = None
-    scale: float = DEFAULT_SCALE
+    scale: float | None = DEFAULT_SCALE
     discount: float = 1.0
+
+    def weight_for(self, questions: int) -> int:
+        """The weight (percent) in a topic of this many questions: the scale (by topic size where it is None)
+        times the discount."""
+        scale = size_scale(questions) if self.scale is None else self.scale
+        return int(round(100 * scale * self.discount))
 
     @property
     def weight(self) -> int:
-        return int(round(100 * self.scale * self.discount))
+        """The weight in a topic of five questions or more."""
+        return self.weight_for(SIZE_SCALES[-1][0])
 
     def log_odds(self, judgement: Judgement) -> int:
         """The log-likelihood ratio x 100 that this judgement carries, capped at +-MAX_LOG_ODDS."""
         if self.kind == "answers" and judgement.probability is None:
             sens, spec = self.sensitivity, self.specificity
+            assert sens is not None and spec is not None  # a reader of answers states both (from_record, _fit)
             ratio = math.log(sens / (1 - spec)) if judgement.verdict else math.log((1 - sens) / spec)
         elif self.kind == "probabilities" and judgement.probability is not None:
+            assert self.slope is not None and self.intercept is not None  # as a reader of probabilities states
             ratio = self.slope * _logit(judgement.probability) + self.intercept
         else:
             ratio = 0.0  # a judgement of the other kind than the reader's: its calibration says nothing of it
@@ -84,7 +94,8 @@ class ReaderCalibration:
             what = f"sensitivity {self.sensitivity:.2f}, specificity {self.specificity:.2f}"
         else:
             what = f"probabilities recalibrated as {self.slope:.2f} x logit(p) {self.intercept:+.2f}"
-        return f"{what} ({self.method}, {self.options} options); weight {self.weight}%"
+        by_size = "" if self.scale is not None else f", {self.weight_for(1)}% for a question alone"
+        return f"{what} ({self.method}, {self.options} options); weight {self.weight}%{by_size}"
 
     def as_record(self) -> dict:
         return {k: v for k, v in vars(self).items() if v is not None}
@@ -107,6 +118,8 @@ class ReaderCalibration:
         numbers = ("sensitivity", "specificity") if record["kind"] == "answers" else ("slope", "intercept")
         for name in (*numbers, "scale", "discount", "options"):
             value = record.get(name, 1.0)
+            if name == "scale" and value is None:
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise DataError(path, where, f"{name} must be a finite number, got {value!r}")
         for name in numbers:
@@ -114,9 +127,15 @@ class ReaderCalibration:
                 raise DataError(path, where, f"missing field {name!r} for a reader of {record['kind']}")
         if record["kind"] == "answers" and not all(0 < record[n] < 1 for n in numbers):
             raise DataError(path, where, "sensitivity and specificity must lie strictly between 0 and 1")
-        if not (0 <= record.get("scale", DEFAULT_SCALE) <= 100 and 0 < record.get("discount", 1.0) <= 1):
+        if not (0 <= (record.get("scale") or 0) <= 100 and 0 < record.get("discount", 1.0) <= 1):
             raise DataError(path, where, "scale must lie in [0, 100] and discount in (0, 1]")
         return cls(**record)
+
+
+def size_scale(questions: int) -> float:
+    """The scale of SIZE_SCALES for a topic of this many questions."""
+    (n0, s0), (n1, s1) = SIZE_SCALES
+    return s0 + (s1 - s0) * (min(max(questions, n0), n1) - n0) / (n1 - n0)
 
 
 def _logit(p: float) -> float:
@@ -131,7 +150,7 @@ def kind_of(reader: ReaderJudgements) -> str:
 
 
 def _fit(reader: ReaderJudgements, kind: str, keys: list[Key], post: np.ndarray, method: str,
-         scale: float) -> ReaderCalibration:
+         scale: float | None) -> ReaderCalibration:
     """The M-step: a reader's parameters from the (soft) labels `post` of the options `keys` it judged."""
     if kind == "answers":
         votes = np.array([bool(reader.judgements[k].verdict) for k in keys], float)
@@ -140,7 +159,8 @@ def _fit(reader: ReaderJudgements, kind: str, keys: list[Key], post: np.ndarray,
         spec = (np.sum((1 - post) * (1 - votes)) + b) / (np.sum(1 - post) + PRIOR_OPTIONS)
         return ReaderCalibration(reader.reader, kind, method, len(keys), sensitivity=round(float(sens), 4),
                                  specificity=round(float(spec), 4), scale=scale)
-    x = np.array([_logit(reader.judgements[k].probability) for k in keys])
+    probabilities = [reader.judgements[k].probability for k in keys]  # all of them probabilities (_of_kind)
+    x = np.array([_logit(p) for p in probabilities if p is not None])
     slope, intercept = _weighted_logistic(x, post)
     base = (np.sum(post) + 1) / (len(post) + 2)  # the likelihood ratio leaves the base rate to the prior
     return ReaderCalibration(reader.reader, kind, method, len(keys), slope=round(slope, 4),
@@ -159,7 +179,7 @@ def _weighted_logistic(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(model.coef_[0, 0]), float(model.intercept_[0])
 
 
-def fit_with_gold(reader: ReaderJudgements, gold: Mapping[Key, bool], scale: float = DEFAULT_SCALE,
+def fit_with_gold(reader: ReaderJudgements, gold: Mapping[Key, bool], scale: float | None = DEFAULT_SCALE,
                   method: str = "gold answers") -> ReaderCalibration:
     """A reader's parameters from the gold labels of the options it judged."""
     kind = kind_of(reader)
@@ -173,7 +193,7 @@ def _of_kind(judgement: Judgement, kind: str) -> bool:
 
 
 def estimate_without_gold(readers: Sequence[ReaderJudgements], prior: Mapping[Key, float],
-                          settled: Mapping[Key, bool], scale: float = DEFAULT_SCALE,
+                          settled: Mapping[Key, bool], scale: float | None = DEFAULT_SCALE,
                           fixed: Mapping[str, ReaderCalibration] | None = None) -> tuple[ReaderCalibration, ...]:
     """Every reader's parameters without gold, by EM over the options of `prior` (the structure model's
     probability that each option is a direct cause): the labels in `settled` (the construction priors') are
@@ -236,7 +256,7 @@ def _discounts(readers, cals, judged, labels: Mapping[Key, float]) -> list[float
     return out
 
 
-def fit_all_with_gold(readers: Sequence[ReaderJudgements], gold: Mapping[Key, bool], scale: float = DEFAULT_SCALE,
+def fit_all_with_gold(readers: Sequence[ReaderJudgements], gold: Mapping[Key, bool], scale: float | None = DEFAULT_SCALE,
                       method: str = "gold answers") -> tuple[ReaderCalibration, ...]:
     """Every reader's parameters from gold, each discounted by its error correlation with the others."""
     cals = [fit_with_gold(r, gold, scale, method) for r in readers]

@@ -15,7 +15,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..config import DEFAULT_ENCODER
-from ..data import Topic, is_none_option, normalize_text
+from ..data import Question, Topic, is_none_option, normalize_text
 from ..text.embed import encode, resolve_model_path
 from ..text.evidence import word_tokens
 from .base import Judgement, ReaderJudgements, cached_json
@@ -141,8 +141,16 @@ def option_inputs(topic: Topic, encoder: str = DEFAULT_ENCODER, evidence: bool =
     statements = sorted({(q.target, option) for q, _, option in options})
     hits = EvidenceRetriever(topic, encoder).passages(statements) if evidence and topic.documents else []
     found = dict(zip(statements, hits))
+
+    def label_of(q: Question, label: str) -> int:
+        if not gold:
+            return 0
+        if q.gold is None:
+            raise ValueError(f"question {q.qid} has no gold answer to label its options from")
+        return int(label in q.gold)
+
     return [OptionInput(q.qid, label, PairExample(" ".join(s for _, s in hits), hypothesis(q.target, option),
-                                                  int(label in q.gold) if gold else 0), tuple(hits))
+                                                  label_of(q, label)), tuple(hits))
             for q, label, option in options for hits in [found.get((q.target, option), [])]]
 
 
@@ -192,6 +200,7 @@ class CrossEncoderReader:
             key = {"model": self.digest, "encoder": self.encoder, "evidence": self.evidence, "max_tokens": MAX_TOKENS,
                    "questions": [[q.qid, q.target, list(q.options)] for q in topic.questions],
                    "documents": [[d.title, d.content] for d in topic.documents]}
-            for qid, label, p, evidence in cached_json(self.cache_dir, "crossencoder", key, lambda: self._topic(topic)):
+            # B023: cached_json calls the lambda before the loop moves on
+            for qid, label, p, evidence in cached_json(self.cache_dir, "crossencoder", key, lambda: self._topic(topic)):  # noqa: B023
                 judgements[(qid, label)] = Judgement(probability=p, evidence=tuple(map(tuple, evidence)))
         return ReaderJudgements(self.name, judgements, self.weight)

@@ -137,6 +137,7 @@ class LLMReader:
         (connecting, sending, the headers and the body) takes over `timeout` seconds, however slowly the
         server trickles; EndpointError for a reply over `max_reply_bytes`."""
         parts = urllib.parse.urlsplit(self.url)
+        assert parts.hostname  # __post_init__ refuses a URL without one
         kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         connection = kind(parts.hostname, parts.port, timeout=self.timeout)
         expired = threading.Event()

@@ -18,8 +18,12 @@ class PassageIndex:
 
     def __init__(self, topic: Topic):
         seen: set[str] = set()
-        self.passages = [(doc.title, s) for doc in topic.documents for s in map(str.strip, SENTENCE_END.split(doc.content))
-                         if len(s.split()) >= 4 and not (s in seen or seen.add(s))]
+        self.passages: list[tuple[str, str]] = []
+        for doc in topic.documents:
+            for s in map(str.strip, SENTENCE_END.split(doc.content)):
+                if len(s.split()) >= 4 and s not in seen:
+                    seen.add(s)
+                    self.passages.append((doc.title, s))
         self.bm25 = BM25Okapi([word_tokens(text) or ["_"] for _, text in self.passages]) if self.passages else None
 
     def for_question(self, question: Question, k: int = 6) -> list[tuple[str, str]]:

@@ -7,7 +7,7 @@ import networkx as nx
 
 from ..data import LABELS, Question
 from ..readers.base import ReaderJudgements
-from .facts import describe, log_odds
+from .facts import Excluded, Forced, describe, log_odds
 from .solve import Solution
 
 
@@ -28,11 +28,11 @@ def explain_question(
     options = {}
     for label in LABELS:
         record = {"text": question.option(label), "selected": label in chosen}
-        atoms = solution.label_atoms(question.qid, label)
+        atoms: list[Excluded | Forced] = [*solution.label_atoms(question.qid, label)]
         if label in slots.options:
             event = slots.options[label]
             p = scores.get((event, slots.target))
-            atoms = solution.pair_atoms(event, slots.target, question.qid) + atoms
+            atoms = [*solution.pair_atoms(event, slots.target, question.qid), *atoms]
             record.update(event=event, score=None if p is None else round(p, 4),
                           log_odds=None if p is None else log_odds(p))
         record["rules"] = [atom_record(a) for a in atoms]
@@ -62,7 +62,8 @@ def reliability(reader: ReaderJudgements) -> str:
 
 def reason_line(record: dict) -> str:
     """A one-line reason: the chosen labels with their scores, and why the others were not chosen."""
-    chosen, rejected = [], []
+    chosen: list[str] = []
+    rejected: list[str] = []
     for label, opt in record["options"].items():
         if opt.get("event") is None:
             why = "no other option is a cause" if opt["selected"] else "another option is a cause"

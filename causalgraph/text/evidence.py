@@ -100,8 +100,8 @@ def pair_evidence(extraction: TopicExtraction, rel: np.ndarray, pairs: list[tupl
         forward = float(np.minimum(cue_cause[e], cue_effect[t]).max()) if cue_cause.shape[1] else 0.0
         backward = float(np.minimum(cue_cause[t], cue_effect[e]).max()) if cue_cause.shape[1] else 0.0
         order = 0.0
-        if dates[e] and dates[t]:
-            order = -1.0 if is_after(dates[e], dates[t]) else 1.0 if is_after(dates[t], dates[e]) else 0.0
+        if (de := dates[e]) and (dt := dates[t]):
+            order = -1.0 if is_after(de, dt) else 1.0 if is_after(dt, de) else 0.0
         features[row] = [
             1.0,
             support[e],

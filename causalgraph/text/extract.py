@@ -106,7 +106,7 @@ def cue_matches(sent, sentence_index: int) -> list[CueMatch]:
     matches = []
     doc = sent.doc
     found = cue_matcher()(doc[sent.start : sent.end])  # positions are the document's
-    longest = {}
+    longest: dict[int, tuple[int, int, int]] = {}  # start -> the longest match there (start, end, id)
     for match_id, start, end in found:
         if end - start > longest.get(start, (0, 0))[1] - longest.get(start, (0, 0))[0]:
             longest[start] = (start, end, match_id)
@@ -137,7 +137,8 @@ def document_year(doc) -> int | None:
 def extract_topic(documents: list[Document]) -> TopicExtraction:
     """Run spaCy over every document of a topic, in document order."""
     nlp = load_nlp()
-    sentences, cues = [], []
+    sentences: list[Sentence] = []
+    cues: list[CueMatch] = []
     texts = [f"{d.title}. {d.content[:MAX_DOCUMENT_CHARS]}" if d.title else d.content[:MAX_DOCUMENT_CHARS]
              for d in documents]  # load_documents cuts them, with a warning; documents made otherwise are cut here
     for doc_index, doc in enumerate(nlp.pipe(texts, batch_size=8)):
