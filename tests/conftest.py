@@ -53,6 +53,18 @@ def generated_topic(topic_id: int, seed: int, events: int = 8, questions: int = 
     return rows, {"topic_id": topic_id, "topic": f"Generated topic {topic_id}", "docs": docs}
 
 
+@pytest.fixture
+def labelled(tmp_path) -> str:
+    """A data folder of six generated labelled topics (train) and two unlabelled ones (test)."""
+    topics = [generated_topic(i, seed=10 + i, events=8, questions=10) for i in range(1, 7)]
+    root = write_data(tmp_path / "aer", "train", [r for rows, _ in topics for r in rows], [d for _, d in topics])
+    unlabelled = [generated_topic(i, seed=i, questions=4)[0] for i in (40, 41)]
+    for row in (r for rows in unlabelled for r in rows):
+        del row["golden_answer"]
+    write_data(root, "test", [r for rows in unlabelled for r in rows], [])
+    return str(root)
+
+
 def write_data(root: Path, split: str, rows: list[dict], doc_entries: list[dict]) -> Path:
     """A data folder with one split: questions.jsonl and docs.json."""
     write_questions(root / split / "questions.jsonl", rows)

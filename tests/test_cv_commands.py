@@ -1,23 +1,9 @@
-"""train, ablation and encoders end to end on a small generated data set (real spaCy, MiniLM, clingo)."""
-
-import pytest
+"""train, ablation and encoders end to end on a small generated data set (real spaCy, MiniLM, clingo); the data
+folder is conftest's `labelled` fixture."""
 
 from causalgraph.cli import ablation, encoders, train
 from causalgraph.learn.crossval import BIAS_GRID
 from causalgraph.learn.scorer import load_scorer
-
-from .conftest import generated_topic, write_data
-
-
-@pytest.fixture
-def labelled(tmp_path):
-    topics = [generated_topic(i, seed=10 + i, events=8, questions=10) for i in range(1, 7)]
-    root = write_data(tmp_path / "aer", "train", [r for rows, _ in topics for r in rows], [d for _, d in topics])
-    unlabelled = [generated_topic(i, seed=i, questions=4)[0] for i in (40, 41)]
-    for row in (r for rows in unlabelled for r in rows):
-        del row["golden_answer"]
-    write_data(root, "test", [r for rows in unlabelled for r in rows], [])
-    return str(root)
 
 
 def test_train_writes_a_scorer_and_its_model_card(labelled, tmp_path, capsys):

@@ -60,17 +60,22 @@ def test_unwritable_outputs_are_found_before_any_work(demo_copy, tmp_path, capsy
         assert "--explain" in capsys.readouterr().err and not (tmp_path / "p.jsonl").exists()
 
 
-def test_outputs_are_written_together_or_not_at_all(demo_copy, tmp_path, monkeypatch):
-    out, explain = tmp_path / "p.jsonl", tmp_path / "e.jsonl"
-    out.write_text("old\n")
+def fail_renaming_onto(path, monkeypatch) -> None:
+    """os.replace fails with a full disk when it renames onto `path`."""
     real_replace = os.replace
 
     def failing_replace(src, dst):
-        if str(dst) == str(explain):
+        if str(dst) == str(path):
             raise OSError(28, "No space left on device")
         real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", failing_replace)
+
+
+def test_outputs_are_written_together_or_not_at_all(demo_copy, tmp_path, monkeypatch):
+    out, explain = tmp_path / "p.jsonl", tmp_path / "e.jsonl"
+    out.write_text("old\n")
+    fail_renaming_onto(explain, monkeypatch)
     assert answer_demo(demo_copy, "--out", str(out), "--explain", str(explain)) == 2
     # the submission was renamed first and the explanation failed: the old submission is back
     assert out.read_text() == "old\n" and not explain.exists()
@@ -253,14 +258,7 @@ def test_an_old_output_is_renamed_aside_and_back_never_copied(tmp_path, monkeypa
     inode = out.stat().st_ino
     monkeypatch.setattr(shutil, "copy2", lambda *a: pytest.fail("an output was copied"))
     monkeypatch.setattr(shutil, "copyfile", lambda *a: pytest.fail("an output was copied"))
-    real_replace = os.replace
-
-    def failing_replace(src, dst):
-        if str(dst) == str(explain):
-            raise OSError(28, "No space left on device")
-        real_replace(src, dst)
-
-    monkeypatch.setattr(os, "replace", failing_replace)
+    fail_renaming_onto(explain, monkeypatch)
     with pytest.raises(OSError):
         output.write_files({out: "new\n", explain: "new\n"})
     assert out.read_text() == "old\n" and out.stat().st_ino == inode  # the same file, renamed back

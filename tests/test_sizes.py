@@ -15,19 +15,6 @@ from causalgraph.learn.crossval import TopicShape, cut_topic, sized_copies
 from causalgraph.experiments.inputs import labelled_analyses
 from causalgraph.text.embed import encode
 
-from .conftest import generated_topic, write_data
-
-
-@pytest.fixture
-def labelled(tmp_path):
-    topics = [generated_topic(i, seed=10 + i, events=8, questions=10) for i in range(1, 7)]
-    root = write_data(tmp_path / "aer", "train", [r for rows, _ in topics for r in rows], [d for _, d in topics])
-    unlabelled = [generated_topic(i, seed=i, questions=4)[0] for i in (40, 41)]
-    for row in (r for rows in unlabelled for r in rows):
-        del row["golden_answer"]
-    write_data(root, "test", [r for rows in unlabelled for r in rows], [])
-    return str(root)
-
 
 @pytest.fixture
 def analyses(labelled):

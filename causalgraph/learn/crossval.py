@@ -45,6 +45,12 @@ def node_vectors(analysis: TopicAnalysis) -> np.ndarray:
     return encode([analysis.graph.nodes[n]["text"] for n in range(analysis.graph.number_of_nodes())], analysis.encoder)
 
 
+def none_split(analysis: TopicAnalysis) -> tuple[list[bool], list[int], list[int]]:
+    """Whether each question of the topic offers None, and the indices of those that do and of the others."""
+    offers = [q.none_label is not None for q in analysis.topic.questions]
+    return offers, [i for i, o in enumerate(offers) if o], [i for i, o in enumerate(offers) if not o]
+
+
 def resized_copies(analyses: list[TopicAnalysis], shapes: list[TopicShape], copies: int, seed: int = 0) -> list[list[TopicAnalysis]]:
     """For each topic, `copies` versions restricted to a random subset of its questions, each with the
     shape of a topic drawn from `shapes` (those of the split to be answered), as far as the topic's own None
@@ -53,9 +59,7 @@ def resized_copies(analyses: list[TopicAnalysis], shapes: list[TopicShape], copi
     rng = random.Random(seed)
     out = []
     for a in analyses:
-        offers = [q.none_label is not None for q in a.topic.questions]
-        none = [i for i, o in enumerate(offers) if o]
-        other = [i for i, o in enumerate(offers) if not o]
+        offers, none, other = none_split(a)
         topic_copies, vectors = [], node_vectors(a)
         for _ in range(copies):
             shape = rng.choice(shapes)
@@ -102,9 +106,7 @@ def sized_copies(analyses: list[TopicAnalysis], sizes: tuple[int, ...], shapes: 
     rng = random.Random(seed)
     out = []
     for a in analyses:
-        offers = [q.none_label is not None for q in a.topic.questions]
-        none = [i for i, o in enumerate(offers) if o]
-        other = [i for i, o in enumerate(offers) if not o]
+        offers, none, other = none_split(a)
         topic_copies, vectors = [], node_vectors(a)
         for k in sizes:
             k = min(k, len(offers))
