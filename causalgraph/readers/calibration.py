@@ -1,6 +1,6 @@
 """How much fusion trusts each reader: its reliability estimated from gold answers or, without gold, from the
-labels the construction priors settle, the structure model's probabilities and the other readers (one-coin and
-two-coin EM in the manner of Dawid and Skene), turned into the log-odds each of its judgements carries.
+labels the construction priors settle, the structure model's probabilities and the other readers (a two-coin EM
+in the manner of Dawid and Skene), turned into the log-odds each of its judgements carries.
 
 A hard answer is a vote: its reliability is a sensitivity (P(chosen | cause)) and a specificity
 (P(not chosen | not a cause)), and a chosen label carries log(sens / (1 - spec)), one not chosen
@@ -32,8 +32,8 @@ Key = tuple[str, str]  # (question id, label)
 SIZE_SCALES = ((1, 1.0), (5, 1.5))
 DEFAULT_SCALE = None  # by topic size
 SCALES = (0.5, 1.0, 1.5, 2.0, 3.0)
-# A typical reader before any evidence (the median of the dev readers' sensitivities and specificities),
-# worth this many options: a reader judged on a handful of options stays near it.
+# A typical reader before any evidence, worth this many options: a reader judged on a handful of options stays
+# near it. The dev readers' medians (gold-free, whole topics) are 0.75 and 0.90; the specificity is shaded down.
 PRIOR_SENSITIVITY, PRIOR_SPECIFICITY, PRIOR_OPTIONS = 0.75, 0.85, 10.0
 MAX_LOG_ODDS = 600  # x 100: no single judgement carries more than 6 nats
 ITERATIONS = 50
