@@ -37,7 +37,7 @@ def simulated_reader(questions, accuracy: float, seed: int) -> dict[tuple[str, s
 
 
 def main() -> None:
-    args, analyses, _, extra, held = labelled_cv(__doc__)
+    args, analyses, _, extra, held = labelled_cv(__doc__, documents=False)
     models = fold_scorers(analyses, args.folds, extra=extra)
     bias = shipped_bias()
     questions = [q for a in analyses for q in a.topic.questions]
