@@ -17,7 +17,7 @@ from .common import cv_inputs, cv_parser, plural, run_command
 
 
 def build_parser():
-    parser = cv_parser("calibrate", __doc__, bias=True)
+    parser = cv_parser("calibrate", __doc__, encoder=False, bias=True)  # the shipped scorer's encoder
     parser.add_argument("--reader-scores", type=parse_reader_spec, action="append", required=True, metavar="[NAME=]FILE",
                         help="a reader's answers or probabilities for the questions of --split, named NAME or by the "
                              "path as given (repeatable: readers calibrated together)")
