@@ -13,8 +13,7 @@ import numpy as np
 from sklearn.model_selection import GroupKFold
 from tqdm import tqdm
 
-from ..analysis.cache import AnalysisCache
-from ..config import DEFAULT_MODEL, default_cache_dir
+from ..config import DEFAULT_MODEL
 from ..data import LABELS, question_score
 from ..learn.calibration import calibrate_readers
 from ..learn.crossval import held_out_regimes
@@ -23,6 +22,7 @@ from ..readers.base import ReaderJudgements
 from ..readers.calibration import DEFAULT_SCALE, SCALES, Key, ReaderCalibration, fit_all_with_gold
 from ..reason.solve import SolverParams, solve_analysis
 from .fusion import nested_choice
+from .inputs import labelled_analyses
 
 ReaderSetting = Callable[[list, list, set[int]], tuple[ReaderJudgements, ...]]
 
@@ -186,8 +186,7 @@ def calibration_cv(analyses, models, held, readers: Sequence[ReaderJudgements], 
 
 
 def answer_analyses(topics, model=DEFAULT_MODEL, progress: bool = True) -> list:
-    """The topics' analyses as `answer` makes them (documents read only where the scorer uses them), through the
-    cache folder that `answer` uses."""
+    """The topics' analyses as `answer` makes them with the scorer of `model` (documents read only where it uses
+    them), through the cache folder that `answer` uses."""
     scorer, encoder = load_scorer(model)
-    cache = AnalysisCache.open(default_cache_dir(), encoder, reads_documents(scorer))
-    return [cache.analyse(t)[0] for t in tqdm(topics, desc="analysing", unit="topic", disable=not progress, file=sys.stderr)]
+    return labelled_analyses(topics, encoder, progress, reads_documents(scorer))

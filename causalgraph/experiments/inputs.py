@@ -27,10 +27,11 @@ def cv_inputs(data: str | os.PathLike, folds: int, resize_to: str | None = "test
     return topics, shapes
 
 
-def labelled_analyses(topics: list[Topic], encoder: str, progress: bool = True) -> list[TopicAnalysis]:
-    """The topics' analyses, documents read, through the cache folder that `answer` uses, so reruns skip spaCy
-    and the encoder; a progress bar on stderr unless `progress` is False."""
-    cache = AnalysisCache.open(default_cache_dir(), encoder)
+def labelled_analyses(topics: list[Topic], encoder: str, progress: bool = True,
+                      documents: bool = True) -> list[TopicAnalysis]:
+    """The topics' analyses (their documents read unless `documents` is False) through the cache folder that
+    `answer` uses, so reruns skip spaCy and the encoder; a progress bar on stderr unless `progress` is False."""
+    cache = AnalysisCache.open(default_cache_dir(), encoder, documents)
     return [cache.analyse(t)[0] for t in tqdm(topics, desc="analysing", unit="topic", disable=not progress)]
 
 

@@ -159,7 +159,7 @@ def _fit(reader: ReaderJudgements, kind: str, keys: list[Key], post: np.ndarray,
         spec = (np.sum((1 - post) * (1 - votes)) + b) / (np.sum(1 - post) + PRIOR_OPTIONS)
         return ReaderCalibration(reader.reader, kind, method, len(keys), sensitivity=round(float(sens), 4),
                                  specificity=round(float(spec), 4), scale=scale)
-    probabilities = [reader.judgements[k].probability for k in keys]  # all of them probabilities (_of_kind)
+    probabilities = [reader.judgements[k].probability for k in keys]  # all of them probabilities (_judged)
     x = np.array([_logit(p) for p in probabilities if p is not None])
     slope, intercept = _weighted_logistic(x, post)
     base = (np.sum(post) + 1) / (len(post) + 2)  # the likelihood ratio leaves the base rate to the prior
@@ -183,13 +183,15 @@ def fit_with_gold(reader: ReaderJudgements, gold: Mapping[Key, bool], scale: flo
                   method: str = "gold answers") -> ReaderCalibration:
     """A reader's parameters from the gold labels of the options it judged."""
     kind = kind_of(reader)
-    keys = sorted(k for k in reader.judgements if k in gold and _of_kind(reader.judgements[k], kind))
+    keys = _judged(reader, kind, gold)
     post = np.array([float(gold[k]) for k in keys])
     return _fit(reader, kind, keys, post, method, scale)
 
 
-def _of_kind(judgement: Judgement, kind: str) -> bool:
-    return (judgement.probability is not None) == (kind == "probabilities")
+def _judged(reader: ReaderJudgements, kind: str, options: Mapping[Key, object]) -> list[Key]:
+    """The options (sorted) that the reader judged with a judgement of its kind."""
+    return sorted(k for k in options if k in reader.judgements
+                  and (reader.judgements[k].probability is not None) == (kind == "probabilities"))
 
 
 def estimate_without_gold(readers: Sequence[ReaderJudgements], prior: Mapping[Key, float],
@@ -207,9 +209,7 @@ def estimate_without_gold(readers: Sequence[ReaderJudgements], prior: Mapping[Ke
     known = np.array([k in settled for k in keys])
     truth = np.array([float(settled.get(k, 0.0)) for k in keys])
     kinds = [kind_of(r) for r in readers]
-    judged = [[k for k in keys if k in r.judgements and _of_kind(r.judgements[k], kind)]
-              for r, kind in zip(readers, kinds)]
-    cals = [fixed.get(r.reader) or _fit(r, kind, [], np.zeros(0), "", scale) for r, kind in zip(readers, kinds)]
+    judged = [_judged(r, kind, prior) for r, kind in zip(readers, kinds)]
     post = np.where(known, truth, 1 / (1 + np.exp(-base)))
     for _ in range(ITERATIONS):
         cals = [fixed.get(r.reader) or _fit(r, kind, ks, post[[index[k] for k in ks]], "", scale)
@@ -260,7 +260,6 @@ def fit_all_with_gold(readers: Sequence[ReaderJudgements], gold: Mapping[Key, bo
                       method: str = "gold answers") -> tuple[ReaderCalibration, ...]:
     """Every reader's parameters from gold, each discounted by its error correlation with the others."""
     cals = [fit_with_gold(r, gold, scale, method) for r in readers]
-    judged = [[k for k in sorted(r.judgements) if k in gold and _of_kind(r.judgements[k], c.kind)]
-              for r, c in zip(readers, cals)]
+    judged = [_judged(r, c.kind, gold) for r, c in zip(readers, cals)]
     discounts = _discounts(readers, cals, judged, {k: float(v) for k, v in gold.items()})
     return tuple(replace(c, discount=d) for c, d in zip(cals, discounts))
