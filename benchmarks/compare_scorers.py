@@ -27,7 +27,7 @@ from causalgraph.analysis.analyse import TopicAnalysis, subset_analysis
 from labelled import labelled_cv
 
 from causalgraph.experiments.inputs import describe_held, shipped_bias
-from causalgraph.graph.features import FEATURES, STRUCTURE_FEATURES, PairTable
+from causalgraph.graph.features import FEATURES, QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES, PairTable
 from causalgraph.learn.crossval import (TRAIN_COPIES, FoldResult, bootstrap_interval, fit_scorer, held_out_edges,
                                         held_out_scores)
 from causalgraph.learn.scorer import EdgeScorer
@@ -135,7 +135,7 @@ def main() -> None:
         for fit_idx, score_idx in GroupKFold(n_splits=args.folds - 1).split(topics[train], groups=topics[train]):
             inner.update(head_scores(analyses, pairs_x, [train[j] for j in fit_idx], [train[j] for j in score_idx]))
         outer = head_scores(analyses, pairs_x, train, test)
-        scorer = fit_scorer(partial(EdgeScorer, features=(*STRUCTURE_FEATURES, HEAD)),
+        scorer = fit_scorer(partial(EdgeScorer, features=(*QUESTION_FEATURES, HEAD)),
                             [with_head(analyses[i], inner[i]) for i in train],
                             [[with_head(c, inner[i]) for c in extra[i]] for i in train])
         return scorer, lambda a, i: with_head(a, outer[i])
@@ -145,7 +145,7 @@ def main() -> None:
     print("| edge scorer | edge AUC | whole held-out topics | held-out cut to test shapes |\n|---|---|---|---|")
     variants = [("shipped: copies cut to test shapes", plain()), ("no training copies", plain(copies=None)),
                 ("copies cut to test sizes only", plain(copies=sized)),
-                ("+ document evidence features", plain(partial(EdgeScorer, features=FEATURES))),
+                ("+ document evidence features", plain(partial(EdgeScorer, features=tuple(f for f in FEATURES if f not in SIZE_FEATURES)))),
                 ("+ question-only embedding head", stacked)]
     for name, fit_fold in variants:
         print(evaluate(name, analyses, args.folds, held, bias, fit_fold), flush=True)

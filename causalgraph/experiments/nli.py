@@ -11,7 +11,7 @@ from sklearn.model_selection import GroupKFold, cross_val_predict
 from tqdm import tqdm
 
 from ..analysis.analyse import TopicAnalysis
-from ..graph.features import STRUCTURE_FEATURES
+from ..graph.features import QUESTION_FEATURES
 from ..learn.crossval import held_out_probabilities, training_data
 from ..learn.pairmodel import labelled_examples, silver_examples
 from ..learn.scorer import EdgeScorer
@@ -48,7 +48,7 @@ def pair_model_cv(analyses: list[TopicAnalysis], encoder: str, folds: int = 5, e
     pair_p = np.concatenate(oof)
     _, p_base = held_out_probabilities(analyses, folds)
     X, y, groups = training_data(analyses)
-    stacked = EdgeScorer(features=(*STRUCTURE_FEATURES, "pair_model"))
+    stacked = EdgeScorer(features=(*QUESTION_FEATURES, "pair_model"))
     p_stacked = cross_val_predict(stacked, X.assign(pair_model=pair_p), y, groups=groups,
                                   cv=GroupKFold(n_splits=folds), method="predict_proba")[:, 1]
     return PairModelReport(roc_auc_score(gold, pair_p), roc_auc_score(gold[docs], pair_p[docs]), int(docs.sum()),
