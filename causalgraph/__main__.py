@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import importlib
 import sys
 from pathlib import Path
@@ -22,23 +21,14 @@ SUMMARIES = {
     "nli": "measure the fine-tuned pair (NLI) model under grouped CV",
     "timeline": "measure the documents' timeline, or export it as GraphML or JSON",
     "visualize": "one topic's graph, answers and explanations as an interactive HTML page",
+    "sizes": "the size curve",
 }
-
-
-def summary(command: str) -> str:
-    """A command's line in the list: from SUMMARIES, else the first line of its module's docstring (read, not
-    imported, so that listing the commands stays fast)."""
-    if command in SUMMARIES:
-        return SUMMARIES[command]
-    path = Path(__file__).parent / "cli" / f"{command}.py"
-    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) if path.is_file() else None
-    return doc.splitlines()[0].split("`: ", 1)[-1].split(". ")[0].rstrip(".") if doc else ""
 
 
 def command_list(entry: str) -> str:
     width = max(map(len, COMMANDS))
     lines = [f"usage: {entry} COMMAND [options]", "", "commands:"]
-    lines += [f"  {c:<{width}}  {summary(c)}" for c in COMMANDS]
+    lines += [f"  {c:<{width}}  {SUMMARIES[c]}" for c in COMMANDS]
     lines += ["", f"`{entry} COMMAND --help` shows a command's options; `{entry} --version` the version."]
     return "\n".join(lines)
 

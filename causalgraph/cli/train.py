@@ -15,6 +15,7 @@ from sklearn.metrics import roc_auc_score
 from ..analysis.analyse import TopicAnalysis
 from ..config import DEFAULT_ENCODER, DEFAULT_MODEL, PACKAGE_DIR
 from ..data import data_files
+from ..data.load import id_ranges
 from ..experiments.inputs import describe_held, describe_shapes, labelled_analyses
 from ..learn.crossval import (TRAIN_COPIES, TopicShape, bootstrap_interval, choose_bias, fit_scorer,
                               held_out_probabilities, nested_held_out_scores, resized_sets, size_aware_sets)
@@ -58,7 +59,7 @@ def cv_report(analyses: list[TopicAnalysis], folds: int, shapes: list[TopicShape
     auc = roc_auc_score(gold, p)
     report = {"auc": auc, "n_pairs": len(gold),
               "n_pairs_with_docs": int(sum(len(a.table.pairs) for a in analyses if a.topic.documents)),
-              "doc_topics": topic_ranges(a.topic.topic_id for a in analyses if a.topic.documents)}
+              "doc_topics": id_ranges(a.topic.topic_id for a in analyses if a.topic.documents) or "none"}
     for regime, copies in (("whole", None), ("resized", held)):
         if regime == "resized" and not shapes:
             continue
@@ -68,18 +69,6 @@ def cv_report(analyses: list[TopicAnalysis], folds: int, shapes: list[TopicShape
                           "docs": float(result.scores[with_docs].mean())}
     report["extra"], report["held"] = extra, held
     return report
-
-
-def topic_ranges(ids) -> str:
-    """Topic ids as ranges, e.g. '1-10, 37'."""
-    spans: list[list[int]] = []
-    ids = sorted(set(ids))
-    for i in ids:
-        if spans and i == spans[-1][1] + 1:
-            spans[-1][1] = i
-        else:
-            spans.append([i, i])
-    return ", ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in spans) or "none"
 
 
 def format_report(report: dict, folds: int, shapes: list[TopicShape]) -> str:

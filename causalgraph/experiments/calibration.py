@@ -112,7 +112,9 @@ def scale_choice(makes: Sequence[Callable[[float], ReaderSetting]], runs, bias: 
             pooled[s].append(scores)
         topics.append(t)
         means.append(row)
-    nested, chosen = nested_choice({s: np.concatenate(v) for s, v in pooled.items()}, np.concatenate(topics), folds)
+    all_topics = np.concatenate(topics)
+    nested, chosen = nested_choice({s: np.concatenate(v) for s, v in pooled.items()}, all_topics,
+                                   min(folds, len(np.unique(all_topics))))
     return means, nested, chosen
 
 
@@ -176,7 +178,7 @@ def calibration_cv(analyses, models, held, readers: Sequence[ReaderJudgements], 
         for s in scales:
             by_scale[s], topics = fused_scores(runs, with_gold(readers, s, runs), bias, judged, folds)
             steps.update()
-    nested, chosen = nested_choice(by_scale, topics, folds)
+    nested, chosen = nested_choice(by_scale, topics, min(folds, len(np.unique(topics))))
     means = {s: float(v.mean()) for s, v in by_scale.items()}
     best = max(scales, key=lambda s: (round(means[s], 10), -s))
     calibrations = fit_all_with_gold(readers, gold_of(runs), best, f"gold answers, scale chosen by {folds}-fold "

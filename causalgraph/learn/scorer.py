@@ -112,7 +112,7 @@ def load_scorer(path: str | Path) -> tuple[EdgeScorer, str]:
         raise ValueError(f"{path}: not a causalgraph model file ({type(err).__name__}: {err})") from None
     if not isinstance(saved, dict) or not isinstance(saved.get("scorer"), EdgeScorer):
         raise ValueError(f"{path}: not a causalgraph model file (no edge scorer in it)")
-    if not set(saved["scorer"].features) <= set(FEATURES):
+    if saved["scorer"].features is None or not set(saved["scorer"].features) <= set(FEATURES):
         raise ValueError(f"{path}: made for other features; retrain with `python -m causalgraph.train`")
     return saved["scorer"], saved["encoder"]
 

@@ -139,7 +139,8 @@ class LLMReader:
         parts = urllib.parse.urlsplit(self.url)
         assert parts.hostname  # __post_init__ refuses a URL without one
         kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-        connection = kind(parts.hostname, parts.port, timeout=self.timeout)
+        port = parts.port or (443 if parts.scheme == "https" else 80)  # an IPv6 host needs its port given
+        connection = kind(parts.hostname, port, timeout=self.timeout)
         expired = threading.Event()
 
         def expire():  # ends a read that the server keeps alive byte by byte

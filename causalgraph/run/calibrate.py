@@ -3,13 +3,12 @@ edge scores at once (readers/calibration.py), so the topics are analysed (throug
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from typing import Mapping
 
 from ..analysis.analyse import analyse_topic
 from ..data import Topic
-from ..learn.calibration import calibrate_readers, load_calibrations, match_calibrations
+from ..learn.calibration import calibrate_readers
 from ..learn.scorer import edge_scores, reads_documents
 from ..readers.calibration import ReaderCalibration
 from .batch import Settings, scorer_for
@@ -34,9 +33,3 @@ def calibrated_settings(topics: list[Topic], settings: Settings, weight: int | N
     readers = calibrate_readers(settings.readers, analyses, edges, weight, calibrations)
     return replace(settings, readers=readers)
 
-
-def reader_calibrations(path: str | os.PathLike | None, settings: Settings) -> dict[str, ReaderCalibration] | None:
-    """The calibrations of a `calibrate` file for the readers of `settings`; DataError naming the file."""
-    if path is None:
-        return None
-    return match_calibrations(settings.readers, load_calibrations(path), path)
