@@ -1,6 +1,6 @@
 """`causalgraph calibrate`: a reader's fusion parameters from its answers to a labelled split, chosen under folds
-grouped by topic. It prints the fused CV score at each setting and writes the calibration that
-`answer --reader-calibration` reads."""
+grouped by topic on the labelled topics cut to the questions it judged. It prints the fused CV score at each
+setting and writes the calibration that `answer --reader-calibration` reads."""
 
 from __future__ import annotations
 
@@ -10,14 +10,13 @@ from pathlib import Path
 from ..data import DataError, load_split
 from ..experiments.calibration import answer_analyses, calibration_cv
 from ..learn.calibration import write_calibrations
-from ..learn.crossval import fold_scorers, resized_sets
 from ..readers.scores import load_reader_files, parse_reader_spec
 from ..run.output import OutputError, check_outputs, write_files
 from .common import cv_inputs, cv_parser, plural, run_command
 
 
 def build_parser():
-    parser = cv_parser("calibrate", __doc__, encoder=False, bias=True)  # the shipped scorer's encoder
+    parser = cv_parser("calibrate", __doc__, encoder=False, bias=True, resize=False)  # the shipped scorer's encoder
     parser.add_argument("--reader-scores", type=parse_reader_spec, action="append", required=True, metavar="[NAME=]FILE",
                         help="a reader's answers or probabilities for the questions of --split, named NAME or by the "
                              "path as given (repeatable: readers calibrated together)")
@@ -39,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     inputs = cv_inputs(args)
     if inputs is None:
         return 2
-    topics, shapes, bias = inputs
+    topics, _, bias = inputs
     try:
         questions = {q.qid: q for t in load_split(args.data, args.split) for q in t.questions}
         if not any(q.gold for q in questions.values()):
@@ -50,19 +49,17 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     progress = not args.quiet
     analyses = answer_analyses(topics, progress=progress)
-    extra, held = resized_sets(analyses, shapes)
-    models = fold_scorers(analyses, args.folds, extra=extra)
-    report = calibration_cv(analyses, models, held, readers, bias, args.folds, progress=progress)
-    judged = len({k[0] for r in readers for k in r.judgements})
-    print(f"{plural(len(readers), 'reader')} on {plural(judged, 'question')} of {args.split}; grouped {args.folds}-fold CV "
-          f"over {plural(len(topics), 'topic')}, {report.regime} held-out topics, bias {bias}\n")
+    report = calibration_cv(analyses, readers, bias, args.folds, progress=progress)
+    print(f"{plural(len(readers), 'reader')} on {plural(report.questions, 'question')} of {args.split}; grouped "
+          f"{args.folds}-fold CV over {plural(len(topics), 'topic')}, scored on the {report.topics} held-out topics cut "
+          f"to those questions, bias {bias}\n")
     print(report.table())
     print()
     for cal in report.calibrations:
         print(f"{cal.reader}: {cal.reliability()}")
     try:
         write_files({outputs["--out"]: write_calibrations(report.calibrations, {
-            "split": args.split, "folds": args.folds, "regime": report.regime, "scores": report.by_scale,
+            "split": args.split, "folds": args.folds, "scores": report.by_scale,
             "nested": report.nested})})
     except OSError as err:
         print(f"error: {err}; no output written", file=sys.stderr)

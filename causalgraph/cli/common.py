@@ -167,15 +167,17 @@ def at_least(minimum: int):
     return parse
 
 
-def cv_parser(command: str, doc: str, encoder: bool = True, bias: bool = False, min_folds: int = 2) -> argparse.ArgumentParser:
-    """The options that the CV commands share: data, folds (at least `min_folds`), the split to resize to, the
-    encoder (unless `encoder` is False) and a fixed precision bias (where `bias` is True)."""
+def cv_parser(command: str, doc: str, encoder: bool = True, bias: bool = False, min_folds: int = 2,
+              resize: bool = True) -> argparse.ArgumentParser:
+    """The options that the CV commands share: data, folds (at least `min_folds`), the split to resize to (unless
+    `resize` is False), the encoder (unless `encoder` is False) and a fixed precision bias (where `bias` is True)."""
     parser = argparse.ArgumentParser(prog=prog(command.rsplit(".", 1)[-1]), description=doc)
     parser.add_argument("--data", required=True, help="AER data folder (../shared/aer or the public layout)")
     parser.add_argument("--folds", type=at_least(min_folds), default=5, help=f"grouped CV folds (at least {min_folds})")
     if encoder:
         parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="sentence-transformers path or hub name")
-    parser.add_argument("--resize-to", default="test", help="split whose topic shapes (questions, None offers) the training and held-out copies are cut to; 'none' for whole topics only")
+    if resize:
+        parser.add_argument("--resize-to", default="test", help="split whose topic shapes (questions, None offers) the training and held-out copies are cut to; 'none' for whole topics only")
     if bias:
         parser.add_argument("--bias", type=weight, help="precision bias (log-odds x 100); default: the shipped scorer's")
     return parser
@@ -185,7 +187,7 @@ def cv_inputs(args: argparse.Namespace, evidence: bool = False) -> tuple[list, l
     """The labelled topics, the target topic shapes and the precision bias (--bias, else the shipped
     scorer's); None, after printing the error, when the data cannot be read."""
     try:
-        topics, shapes = read_cv_inputs(args.data, args.folds, args.resize_to, evidence)
+        topics, shapes = read_cv_inputs(args.data, args.folds, getattr(args, "resize_to", None), evidence)
         bias = getattr(args, "bias", None)
         return topics, shapes, shipped_bias() if bias is None else bias
     except (DataError, OSError, ValueError) as err:

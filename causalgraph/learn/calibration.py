@@ -1,5 +1,5 @@
-"""Readers calibrated against the topics being answered: what the structure model and the construction priors
-say of each option, which is all that gold-free calibration (readers/calibration.py) needs."""
+"""Readers calibrated against the topics being answered: what the structure model and the rules say of each
+option, which is all that gold-free calibration (readers/calibration.py) needs."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from typing import Iterable, Mapping, Sequence
 from ..analysis.analyse import TopicAnalysis
 from ..data import DataError
 from ..readers.base import ReaderJudgements
-from ..readers.calibration import DEFAULT_SCALE, Key, ReaderCalibration, estimate_without_gold
+from ..readers.calibration import MIN_OPEN, SCALE, Key, ReaderCalibration, estimate_without_gold
+from ..reason.settled import settled_options
 
 log = logging.getLogger(__name__)
 
@@ -23,40 +24,37 @@ PRIOR_CLIP = 0.01  # structure probabilities are held within [0.01, 0.99] as pri
 def option_evidence(analyses: Iterable[TopicAnalysis], edges: Iterable[Mapping[tuple[int, int], float]]
                     ) -> tuple[dict[Key, float], dict[Key, bool]]:
     """For every real option of the analysed topics: the structure model's probability that it directly caused
-    its target (the prior), and the labels the construction priors settle (rules/none.lp: a question that offers
-    None has no real cause; rules/priors.lp: an option offered twice is a cause)."""
-    prior, settled = {}, {}
+    its target (the prior), and the options the rules settle whatever the evidence says, with their label
+    (reason/settled.py: the real options of a question that offers None, a repeated option, a pair rejected
+    where None is the answer, ...)."""
+    prior: dict[Key, float] = {}
+    settled: dict[Key, bool] = {}
     for analysis, scores in zip(analyses, edges):
         for qid, slots in analysis.graph.graph["questions"].items():
-            events = list(slots.options.values())
             for label, event in slots.options.items():
-                if label == slots.none_label:
-                    continue
                 p = scores.get((event, slots.target), PRIOR_CLIP)
                 prior[(qid, label)] = min(max(p, PRIOR_CLIP), 1 - PRIOR_CLIP)
-                if slots.none_label:
-                    settled[(qid, label)] = False
-                elif events.count(event) > 1 and event != slots.target:
-                    settled[(qid, label)] = True
+        settled.update(settled_options(analysis.graph, analysis.after, analysis.timeline))
     return prior, settled
 
 
 def calibrate_readers(readers: Sequence[ReaderJudgements], analyses: Sequence[TopicAnalysis],
                       edges: Sequence[Mapping[tuple[int, int], float]], weight: int | None = None,
                       calibrations: Mapping[str, ReaderCalibration] | None = None,
-                      scale: float | None = DEFAULT_SCALE) -> tuple[ReaderJudgements, ...]:
+                      scale: float = SCALE, min_open: int = MIN_OPEN) -> tuple[ReaderJudgements, ...]:
     """The readers as fusion weighs them. An explicit `weight` (percent) overrides everything: each reader's raw
     log-odds at that weight. Otherwise a reader named in `calibrations` (from gold, see `calibrate`) keeps its
-    parameters, and the others are estimated without gold on these topics, all readers together."""
+    parameters, and the others are estimated without gold on the open options of these topics, all readers
+    together (a reader judged on fewer than `min_open` of them gets the fallback weight)."""
     if not readers:
         return ()
     if weight is not None:
         return tuple(ReaderJudgements(r.reader, r.judgements, weight) for r in readers)
     prior, settled = option_evidence(analyses, edges)
-    fitted = estimate_without_gold(readers, prior, settled, scale, calibrations)
+    fitted = estimate_without_gold(readers, prior, settled, scale, calibrations, min_open)
     for cal in fitted:
         log.info("reader %s: %s", cal.reader, cal.reliability())
-    return tuple(cal.apply(r) for cal, r in zip(fitted, readers))
+    return tuple(cal.apply(r, prior) for cal, r in zip(fitted, readers))
 
 
 def write_calibrations(calibrations: Iterable[ReaderCalibration], extra: dict | None = None) -> str:

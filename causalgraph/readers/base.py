@@ -54,8 +54,6 @@ class Calibration(Protocol):
 
     def reliability(self) -> str: ...
 
-    def weight_for(self, questions: int) -> int: ...
-
 
 @dataclass(frozen=True)
 class ReaderJudgements:
@@ -68,11 +66,9 @@ class ReaderJudgements:
     calibration: Calibration | None = None
 
     def for_questions(self, qids) -> "ReaderJudgements":
-        """The judgements of these questions only (a topic's), weighted for a topic of that many questions where a
-        calibration sets the weight."""
+        """The judgements of these questions only (a topic's)."""
         qids = set(qids)
-        weight = self.weight if self.calibration is None else self.calibration.weight_for(len(qids))
-        return replace(self, judgements={k: v for k, v in self.judgements.items() if k[0] in qids}, weight=weight)
+        return replace(self, judgements={k: v for k, v in self.judgements.items() if k[0] in qids})
 
 
 def cached_json(cache_dir: Path | None, kind: str, key: object, compute: Callable[[], object],

@@ -1,14 +1,27 @@
-"""How much fusion trusts each reader: its reliability estimated from gold answers or, without gold, from the
-labels the construction priors settle, the structure model's probabilities and the other readers (a two-coin EM
-in the manner of Dawid and Skene), turned into the log-odds each of its judgements carries.
+"""How much fusion trusts each reader: its reliability where the answer is open, estimated from gold answers or,
+without gold, by EM against the structure model's probabilities and the other readers (two-coin, in the manner
+of Dawid and Skene), turned into the log-odds each of its judgements carries.
 
-A hard answer is a vote: its reliability is a sensitivity (P(chosen | cause)) and a specificity
-(P(not chosen | not a cause)), and a chosen label carries log(sens / (1 - spec)), one not chosen
-log((1 - sens) / spec). A probability is not a vote: it is recalibrated by a logistic map of its log-odds
-(Platt scaling), less the log-odds of the base rate, so that what it adds is a likelihood ratio. Readers whose
-errors go together (one model with several prompts) share one vote: each is discounted by the sum of its
-positive error correlations with the others. Fusion scales the result by `scale` (by default a function of
-the topic's size), learned on real readers' dev answers under folds grouped by topic (BENCHMARKS.md, "Readers")."""
+Only open options count: those the construction priors and rules leave undecided (reason/settled.py). Where
+they decide, a reader trained on this benchmark is perfect, and that says nothing of how it does elsewhere.
+
+The model. On an open option whose structure log-odds is x, a reader that answers votes "cause" with
+probability sigmoid(cause + dependence * x) if the option is a cause, and sigmoid(other + dependence * x) if it
+is not; a reader of probabilities gives log-odds z = logit(p) spread normally, with standard deviation `spread`,
+around cause + delta * x on a cause and other + delta * x on any other option, where delta = dependence * spread
+/ 1.7 is the same dependence on the scale of z (the probit-to-logit factor). The dependence is how far a reader
+follows the structure model beyond the truth: readers find the options plausible that the structure model finds
+plausible, so where the two err together their agreement looks like reliability. Without gold, dependence
+cannot be told from reliability (the vote rate against x looks alike), so it is measured once against the gold
+answers of real readers (DEPENDENCE) and held while EM estimates the rest. A judgement carries
+log P(judgement | cause, x) / P(judgement | not, x): for a probability, (cause - other) / spread^2 times
+(z - delta * x - (cause + other) / 2), a Platt map whose intercept favours "cause" only as far as the open
+options show that the reader's log-odds run low. The structure probabilities are the EM's soft labels as they
+come: the scorer is trained for the shapes of the split it answers (`train --resize-to`), and there they are
+calibrated on open options (BENCHMARKS.md). On a small topic they are over-confident, but an estimate there
+rests on few open options, and below MIN_OPEN a reader is not estimated: it gets FALLBACK_WEIGHT on its raw
+log-odds. Readers whose errors go together share one vote (their discount). Fusion scales the log-odds by
+SCALE. Each constant was measured or chosen in BENCHMARKS.md, "Readers" (`python benchmarks/real_readers.py`)."""
 
 from __future__ import annotations
 
@@ -18,84 +31,100 @@ from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 
 from ..data import DataError
-from .base import Judgement, ReaderJudgements
+from .base import HARD_LOG_ODDS, Judgement, ReaderJudgements
 
 Key = tuple[str, str]  # (question id, label)
 
-# The scale on each reader's log-likelihood ratios by the number of questions of the topic it is fused in,
-# chosen by `python benchmarks/real_readers.py` on the dev readers that were not trained on the benchmark's
-# events (BENCHMARKS.md, "Readers"): best at 1.0 for a question alone, at 1.5 for topics of five questions, of
-# the test split's shapes and whole; linear in between.
-SIZE_SCALES = ((1, 1.0), (5, 1.5))
-DEFAULT_SCALE = None  # by topic size
-SCALES = (0.5, 1.0, 1.5, 2.0, 3.0)
-# A typical reader before any evidence, worth this many options: a reader judged on a handful of options stays
-# near it. The dev readers' medians (gold-free, whole topics) are 0.75 and 0.90; the specificity is shaded down.
-PRIOR_SENSITIVITY, PRIOR_SPECIFICITY, PRIOR_OPTIONS = 0.75, 0.85, 10.0
+# The slope with which real readers' votes follow the structure log-odds beyond the truth: fitted against gold
+# on the open options of the dev-only topics, pooled over the seven dev readers not trained on train.
+DEPENDENCE = 0.33
+# The scale on the estimated log-likelihood ratios, chosen on the same readers by nested grouped CV.
+SCALE = 1.25
+# The guard: a reader judged on fewer open options than MIN_OPEN gets FALLBACK_WEIGHT (percent) on its raw
+# log-odds, both chosen on the dev questions cut into small topics.
+MIN_OPEN = 100
+FALLBACK_WEIGHT = 50
+# A typical reader before any evidence (sensitivity 0.75 and specificity 0.85 at structure log-odds 0), worth
+# PRIOR_OPTIONS options of each kind: pseudo-votes that pull `cause` and `other` towards it (as a Beta prior pulls
+# a rate), and a Gaussian prior of precision PRIOR_PRECISION on the dependence where gold fits it.
+TYPICAL = (0.75, 0.15)
+PRIOR_OPTIONS = 2.0
+PRIOR_PRECISION = 1.0
 MAX_LOG_ODDS = 600  # x 100: no single judgement carries more than 6 nats
-ITERATIONS = 50
+SCORE_CAP = 6.0  # a probability's log-odds are read within +-6
+PROBIT = 1.7  # a normal spread of log-odds against a logistic vote: sigmoid(1.7 t) is close to Phi(t)
+MIN_SPREAD = 0.5
+ITERATIONS = 200
 MIN_SHARED = 20  # options two readers must share before their error correlation counts
 KINDS = ("answers", "probabilities")
 
 
 @dataclass(frozen=True)
 class ReaderCalibration:
-    """One reader's fusion parameters and where they came from (`method`, `options`: the options the estimate
-    rests on). Answers: `sensitivity` and `specificity`; probabilities: log-odds = `slope` x logit(p) +
-    `intercept`. The solver weighs the reader's log-likelihood ratios by `weight` percent (`scale` times the
-    correlation `discount`)."""
+    """One reader's fusion parameters and where they came from (`method`; `options`: the open options the
+    estimate rests on). Answers: a vote's probability is sigmoid(`cause` + `dependence` x) on a cause and
+    sigmoid(`other` + `dependence` x) on any other option, x the structure log-odds. Probabilities: their
+    log-odds spread by `spread` around `cause` and `other` (plus the dependence's share of x). `sensitivity`
+    and `specificity` (of a yes, or of a probability above one half) are the model's means over the open
+    options. `fallback`: too few open options to estimate, so the reader's raw log-odds count. The solver
+    weighs the log-odds by `weight` percent (`scale` times the correlation `discount`)."""
 
     reader: str
     kind: str
     method: str
     options: int
+    cause: float | None = None
+    other: float | None = None
+    spread: float | None = None
+    dependence: float = DEPENDENCE
     sensitivity: float | None = None
     specificity: float | None = None
-    slope: float | None = None
-    intercept: float | None = None
-    scale: float | None = DEFAULT_SCALE
+    scale: float = SCALE
     discount: float = 1.0
-
-    def weight_for(self, questions: int) -> int:
-        """The weight (percent) in a topic of this many questions: the scale (by topic size where it is None)
-        times the discount."""
-        scale = size_scale(questions) if self.scale is None else self.scale
-        return int(round(100 * scale * self.discount))
+    fallback: bool = False
 
     @property
     def weight(self) -> int:
-        """The weight in a topic of five questions or more."""
-        return self.weight_for(SIZE_SCALES[-1][0])
+        """The weight (percent) of the reader's log-odds in the fusion."""
+        return int(round(100 * self.scale * self.discount))
 
-    def log_odds(self, judgement: Judgement) -> int:
-        """The log-likelihood ratio x 100 that this judgement carries, capped at +-MAX_LOG_ODDS."""
-        if self.kind == "answers" and judgement.probability is None:
-            sens, spec = self.sensitivity, self.specificity
-            assert sens is not None and spec is not None  # a reader of answers states both (from_record, _fit)
-            ratio = math.log(sens / (1 - spec)) if judgement.verdict else math.log((1 - sens) / spec)
-        elif self.kind == "probabilities" and judgement.probability is not None:
-            assert self.slope is not None and self.intercept is not None  # as a reader of probabilities states
-            ratio = self.slope * _logit(judgement.probability) + self.intercept
+    def log_odds(self, judgement: Judgement, p: float | None = None) -> int:
+        """The log-likelihood ratio x 100 that this judgement carries on an option of structure probability `p`
+        (None: 0.5), capped at +-MAX_LOG_ODDS; a fallback reader's raw log-odds."""
+        if self.fallback or self.cause is None or self.other is None:
+            return replace(judgement, calibrated=None).log_odds()
+        x = np.array([0.0 if p is None else _logit(p)])
+        return int(round(100 * float(self.ratios(x, [judgement])[0])))
+
+    def ratios(self, x: np.ndarray, judgements: Sequence[Judgement]) -> np.ndarray:
+        """The log-likelihood ratios of judgements at structure log-odds `x`, capped at +-MAX_LOG_ODDS / 100."""
+        assert self.cause is not None and self.other is not None  # an estimated calibration states both
+        if self.kind == "probabilities" and self.spread is not None:
+            z = np.array([score(j) for j in judgements])
+            delta = self.dependence * self.spread / PROBIT
+            ratio = (self.cause - self.other) / self.spread ** 2 * (z - delta * x - (self.cause + self.other) / 2)
         else:
-            ratio = 0.0  # a judgement of the other kind than the reader's: its calibration says nothing of it
-        return int(round(max(-MAX_LOG_ODDS, min(MAX_LOG_ODDS, 100 * ratio))))
+            ratio = vote_log_odds(self.cause, self.other, self.dependence, x, np.array([vote(j) for j in judgements]))
+        return np.clip(ratio, -MAX_LOG_ODDS / 100, MAX_LOG_ODDS / 100)
 
-    def apply(self, reader: ReaderJudgements) -> ReaderJudgements:
-        """The reader's judgements carrying their calibrated log-odds, weighted by this calibration."""
-        judgements = {k: replace(j, calibrated=self.log_odds(j)) for k, j in reader.judgements.items()}
+    def apply(self, reader: ReaderJudgements, prior: Mapping[Key, float] | None = None) -> ReaderJudgements:
+        """The reader's judgements carrying their calibrated log-odds (at the structure probabilities `prior`),
+        weighted by this calibration."""
+        prior = prior or {}
+        judgements = {k: replace(j, calibrated=self.log_odds(j, prior.get(k))) for k, j in reader.judgements.items()}
         return ReaderJudgements(reader.reader, judgements, self.weight, self)
 
     def reliability(self) -> str:
-        """One line: the estimated reliability and how it was estimated."""
-        if self.kind == "answers":
-            what = f"sensitivity {self.sensitivity:.2f}, specificity {self.specificity:.2f}"
-        else:
-            what = f"probabilities recalibrated as {self.slope:.2f} x logit(p) {self.intercept:+.2f}"
-        by_size = "" if self.scale is not None else f", {self.weight_for(1)}% for a question alone"
-        return f"{what} ({self.method}, {self.options} options); weight {self.weight}%{by_size}"
+        """One line: the estimated reliability on the open options, how it was estimated, and the weight."""
+        weight = f"weight {self.weight}%"
+        if self.discount < 1:
+            weight += f" ({100 * self.scale:.0f}% x {self.discount:.2f} for errors shared with other readers)"
+        if self.fallback:
+            return f"not estimated: {self.method}; the default {weight} on its raw log-odds"
+        return (f"sensitivity {self.sensitivity:.2f}, specificity {self.specificity:.2f} on {self.options} open "
+                f"options ({self.method}); {weight}")
 
     def as_record(self) -> dict:
         return {k: v for k, v in vars(self).items() if v is not None}
@@ -107,40 +136,61 @@ class ReaderCalibration:
             raise DataError(path, where, f"expected an object, got {type(record).__name__}")
         unknown = set(record) - {f for f in cls.__dataclass_fields__}
         if unknown:
-            raise DataError(path, where, f"unknown field {sorted(unknown)[0]!r}")
-        for name in ("reader", "kind", "method", "options"):
+            raise DataError(path, where, f"unknown field {sorted(unknown)[0]!r} (a calibration of an older "
+                                         "causalgraph? run `calibrate` again)")
+        fallback = record.get("fallback", False)
+        required = ("reader", "kind", "method", "options") + (() if fallback else ("cause", "other"))
+        for name in required:
             if name not in record:
                 raise DataError(path, where, f"missing field {name!r}")
         if not isinstance(record["reader"], str) or not record["reader"]:
             raise DataError(path, where, "reader must be a non-empty string")
         if record["kind"] not in KINDS:
             raise DataError(path, where, f"kind must be one of {', '.join(KINDS)}, got {record['kind']!r}")
-        numbers = ("sensitivity", "specificity") if record["kind"] == "answers" else ("slope", "intercept")
-        for name in (*numbers, "scale", "discount", "options"):
-            value = record.get(name, 1.0)
-            if name == "scale" and value is None:
-                continue
+        if not isinstance(fallback, bool):
+            raise DataError(path, where, f"fallback must be true or false, got {fallback!r}")
+        if record["kind"] == "probabilities" and not fallback and not record.get("spread", 0) > 0:
+            raise DataError(path, where, "a reader of probabilities needs a positive spread")
+        for name in ("options", "cause", "other", "spread", "dependence", "sensitivity", "specificity", "scale",
+                     "discount"):
+            value = record.get(name, 0)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise DataError(path, where, f"{name} must be a finite number, got {value!r}")
-        for name in numbers:
-            if name not in record:
-                raise DataError(path, where, f"missing field {name!r} for a reader of {record['kind']}")
-        if record["kind"] == "answers" and not all(0 < record[n] < 1 for n in numbers):
+        if not all(0 < record[n] < 1 for n in ("sensitivity", "specificity") if n in record):
             raise DataError(path, where, "sensitivity and specificity must lie strictly between 0 and 1")
-        if not (0 <= (record.get("scale") or 0) <= 100 and 0 < record.get("discount", 1.0) <= 1):
+        if not (0 <= record.get("scale", SCALE) <= 100 and 0 < record.get("discount", 1.0) <= 1):
             raise DataError(path, where, "scale must lie in [0, 100] and discount in (0, 1]")
         return cls(**record)
-
-
-def size_scale(questions: int) -> float:
-    """The scale of SIZE_SCALES for a topic of this many questions."""
-    (n0, s0), (n1, s1) = SIZE_SCALES
-    return s0 + (s1 - s0) * (min(max(questions, n0), n1) - n0) / (n1 - n0)
 
 
 def _logit(p: float) -> float:
     p = min(max(p, 1e-4), 1 - 1e-4)
     return math.log(p / (1 - p))
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-z))
+
+
+def vote(judgement: Judgement) -> float:
+    """A judgement as a vote for "cause": its probability, or 1.0 for a yes and 0.0 otherwise."""
+    return judgement.probability if judgement.probability is not None else float(bool(judgement.verdict))
+
+
+def score(judgement: Judgement) -> float:
+    """A judgement as log-odds of "cause": its probability's (within +-SCORE_CAP), or a hard verdict's."""
+    if judgement.probability is None:
+        return HARD_LOG_ODDS / 100 if judgement.verdict else -HARD_LOG_ODDS / 100
+    p = min(max(judgement.probability, 1e-6), 1 - 1e-6)
+    return max(-SCORE_CAP, min(SCORE_CAP, math.log(p / (1 - p))))
+
+
+def vote_log_odds(cause: float, other: float, dependence: float, x: np.ndarray, votes: np.ndarray) -> np.ndarray:
+    """log P(vote | cause, x) / P(vote | not a cause, x) of (soft) votes at structure log-odds x."""
+    a, b = cause + dependence * x, other + dependence * x
+    yes = np.logaddexp(0, -b) - np.logaddexp(0, -a)  # log sigmoid(a) - log sigmoid(b)
+    no = np.logaddexp(0, b) - np.logaddexp(0, a)  # log (1 - sigmoid(a)) - log (1 - sigmoid(b))
+    return votes * yes + (1 - votes) * no
 
 
 def kind_of(reader: ReaderJudgements) -> str:
@@ -149,95 +199,160 @@ def kind_of(reader: ReaderJudgements) -> str:
     return "probabilities" if 2 * probabilities > len(reader.judgements) else "answers"
 
 
-def _fit(reader: ReaderJudgements, kind: str, keys: list[Key], post: np.ndarray, method: str,
-         scale: float | None) -> ReaderCalibration:
-    """The M-step: a reader's parameters from the (soft) labels `post` of the options `keys` it judged."""
-    if kind == "answers":
-        votes = np.array([bool(reader.judgements[k].verdict) for k in keys], float)
-        a, b = PRIOR_OPTIONS * PRIOR_SENSITIVITY, PRIOR_OPTIONS * PRIOR_SPECIFICITY
-        sens = (np.sum(post * votes) + a) / (np.sum(post) + PRIOR_OPTIONS)
-        spec = (np.sum((1 - post) * (1 - votes)) + b) / (np.sum(1 - post) + PRIOR_OPTIONS)
-        return ReaderCalibration(reader.reader, kind, method, len(keys), sensitivity=round(float(sens), 4),
-                                 specificity=round(float(spec), 4), scale=scale)
-    probabilities = [reader.judgements[k].probability for k in keys]  # all of them probabilities (_judged)
-    x = np.array([_logit(p) for p in probabilities if p is not None])
-    slope, intercept = _weighted_logistic(x, post)
-    base = (np.sum(post) + 1) / (len(post) + 2)  # the likelihood ratio leaves the base rate to the prior
-    return ReaderCalibration(reader.reader, kind, method, len(keys), slope=round(slope, 4),
-                             intercept=round(intercept - math.log(base / (1 - base)), 4), scale=scale)
+def _logistic(F: np.ndarray, votes: np.ndarray, w: np.ndarray, dependence: float | None) -> np.ndarray:
+    """The maximum a posteriori (cause, other, dependence) of a logistic model of (soft) `votes` on the features
+    `F` (cause indicator, not-cause indicator, structure log-odds), rows weighted by `w`, with PRIOR_OPTIONS
+    pseudo-votes of the typical reader on each intercept; the dependence held where given, else fitted under a
+    Gaussian prior of precision PRIOR_PRECISION around DEPENDENCE. Newton steps."""
+    F = np.r_[F, [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]]
+    votes, w = np.r_[votes, TYPICAL], np.r_[w, PRIOR_OPTIONS, PRIOR_OPTIONS]
+    theta = np.array([_logit(TYPICAL[0]), _logit(TYPICAL[1]), DEPENDENCE if dependence is None else dependence])
+    free = [0, 1] if dependence is not None else [0, 1, 2]
+    precision = np.diag([0.0, 0.0, PRIOR_PRECISION])
+    for _ in range(100):
+        m = _sigmoid(F @ theta)
+        grad = F.T @ (w * (votes - m)) - precision @ (theta - [0.0, 0.0, DEPENDENCE])
+        hess = (F * (w * m * (1 - m))[:, None]).T @ F + precision
+        step = np.linalg.solve(hess[np.ix_(free, free)], grad[free])
+        theta[free] += np.clip(step, -2, 2)
+        if np.max(np.abs(step)) < 1e-9:
+            break
+    return theta
 
 
-def _weighted_logistic(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """Slope and intercept of an L2-regularised logistic regression of the soft labels `y` on `x` (each option a
-    positive of weight y and a negative of weight 1 - y); no options leave the probabilities as they are."""
-    if len(x) == 0:
-        return 1.0, 0.0
-    X = np.r_[x, x][:, None]
-    labels = np.r_[np.ones(len(x)), np.zeros(len(x))]
-    weights = np.r_[y, 1 - y] + 1e-9
-    model = LogisticRegression(C=1.0).fit(X, labels, sample_weight=weights)
-    return float(model.coef_[0, 0]), float(model.intercept_[0])
-
-
-def fit_with_gold(reader: ReaderJudgements, gold: Mapping[Key, bool], scale: float | None = DEFAULT_SCALE,
-                  method: str = "gold answers") -> ReaderCalibration:
-    """A reader's parameters from the gold labels of the options it judged."""
+def _fit(reader: ReaderJudgements, keys: list[Key], x: np.ndarray, post: np.ndarray, method: str, scale: float,
+         dependence: float | None = None, min_open: int = MIN_OPEN) -> ReaderCalibration:
+    """A reader's parameters from the (soft) labels `post` of the open options `keys` it judged, at structure
+    log-odds `x`; the dependence is fitted too where it is None (gold labels), else held. Fewer than `min_open`
+    options: the fallback."""
     kind = kind_of(reader)
-    keys = _judged(reader, kind, gold)
-    post = np.array([float(gold[k]) for k in keys])
-    return _fit(reader, kind, keys, post, method, scale)
+    if len(keys) < min_open:
+        return ReaderCalibration(reader.reader, kind, f"{len(keys)} open options, fewer than the {min_open} an "
+                                 "estimate needs", len(keys), scale=FALLBACK_WEIGHT / 100, fallback=True)
+    judgements = [reader.judgements[k] for k in keys]
+    fit = _fit_scores if kind == "probabilities" else _fit_votes
+    params, sens, spec = fit(judgements, x, post, dependence)
+    return ReaderCalibration(reader.reader, kind, method, len(keys), **params, sensitivity=round(sens, 4),
+                             specificity=round(spec, 4), scale=scale)
 
 
-def _judged(reader: ReaderJudgements, kind: str, options: Mapping[Key, object]) -> list[Key]:
-    """The options (sorted) that the reader judged with a judgement of its kind."""
-    return sorted(k for k in options if k in reader.judgements
-                  and (reader.judgements[k].probability is not None) == (kind == "probabilities"))
+def _fit_votes(judgements: list[Judgement], x: np.ndarray, post: np.ndarray,
+               dependence: float | None) -> tuple[dict, float, float]:
+    """The logistic model of votes: cause, other and the dependence (held where given), and the mean
+    sensitivity and specificity over the options weighted by `post`."""
+    votes = np.array([vote(j) for j in judgements])
+    ones, zeros = np.ones(len(x)), np.zeros(len(x))
+    F = np.r_[np.c_[ones, zeros, x], np.c_[zeros, ones, x]]  # each option once as a cause, once as not
+    cause, other, slope = (round(float(t), 4) for t in _logistic(F, np.r_[votes, votes], np.r_[post, 1 - post],
+                                                                   dependence))
+    sens = np.sum(post * _sigmoid(cause + slope * x)) / max(np.sum(post), 1e-9)
+    spec = np.sum((1 - post) * (1 - _sigmoid(other + slope * x))) / max(np.sum(1 - post), 1e-9)
+    return {"cause": cause, "other": other, "dependence": slope}, float(sens), float(spec)
+
+
+def _fit_scores(judgements: list[Judgement], x: np.ndarray, post: np.ndarray,
+                dependence: float | None) -> tuple[dict, float, float]:
+    """The normal model of log-odds z: the means on causes and others, their spread and the dependence (held
+    where given, else the within-class slope of z on x), and the mean sensitivity and specificity of
+    z > 0 over the options weighted by `post`."""
+    z = np.array([score(j) for j in judgements])
+    w1, w0 = post, 1 - post
+    spread, delta = 2.0, 0.0
+    for _ in range(100):
+        if dependence is None:
+            x1, x0 = np.sum(w1 * x) / np.sum(w1), np.sum(w0 * x) / np.sum(w0)
+            z1, z0 = np.sum(w1 * z) / np.sum(w1), np.sum(w0 * z) / np.sum(w0)
+            delta = (np.sum(w1 * (x - x1) * (z - z1)) + np.sum(w0 * (x - x0) * (z - z0))) / max(
+                np.sum(w1 * (x - x1) ** 2) + np.sum(w0 * (x - x0) ** 2), 1e-9)
+        else:
+            delta = dependence * spread / PROBIT
+        r = z - delta * x
+        cause, other = np.sum(w1 * r) / max(np.sum(w1), 1e-9), np.sum(w0 * r) / max(np.sum(w0), 1e-9)
+        new = max(MIN_SPREAD, math.sqrt((np.sum(w1 * (r - cause) ** 2) + np.sum(w0 * (r - other) ** 2)) / len(z)))
+        if abs(new - spread) < 1e-9:
+            break
+        spread = new
+    normal = np.vectorize(lambda t: 0.5 * (1 + math.erf(t / math.sqrt(2))))
+    sens = np.sum(w1 * normal((cause + delta * x) / spread)) / max(np.sum(w1), 1e-9)
+    spec = np.sum(w0 * normal(-(other + delta * x) / spread)) / max(np.sum(w0), 1e-9)
+    params = {"cause": round(float(cause), 4), "other": round(float(other), 4), "spread": round(spread, 4),
+              "dependence": round(float(PROBIT * delta / spread), 4)}
+    return params, float(sens), float(spec)
+
+
+def open_keys(reader: ReaderJudgements, prior: Mapping[Key, float], settled: Mapping[Key, bool]) -> list[Key]:
+    """The open options (of `prior`, not `settled`) that the reader judged, sorted."""
+    return sorted(k for k in prior if k in reader.judgements and k not in settled)
+
+
+def fit_with_gold(reader: ReaderJudgements, gold: Mapping[Key, bool], prior: Mapping[Key, float],
+                  settled: Mapping[Key, bool], scale: float = SCALE, method: str = "gold answers",
+                  min_open: int = MIN_OPEN) -> ReaderCalibration:
+    """A reader's parameters, dependence included, from the gold labels of the open options it judged (the
+    fallback below `min_open` of them)."""
+    keys = [k for k in open_keys(reader, prior, settled) if k in gold]
+    x = np.array([_logit(prior[k]) for k in keys])
+    return _fit(reader, keys, x, np.array([float(gold[k]) for k in keys]), method, scale, None, min_open)
 
 
 def estimate_without_gold(readers: Sequence[ReaderJudgements], prior: Mapping[Key, float],
-                          settled: Mapping[Key, bool], scale: float | None = DEFAULT_SCALE,
-                          fixed: Mapping[str, ReaderCalibration] | None = None) -> tuple[ReaderCalibration, ...]:
-    """Every reader's parameters without gold, by EM over the options of `prior` (the structure model's
-    probability that each option is a direct cause): the labels in `settled` (the construction priors') are
-    known; the others' posteriors combine the prior with every reader's log-likelihood ratio. Readers in
-    `fixed` (by name) keep their parameters and count as evidence. Then each reader is discounted by its
-    error correlation with the others."""
+                          settled: Mapping[Key, bool], scale: float = SCALE,
+                          fixed: Mapping[str, ReaderCalibration] | None = None, min_open: int = MIN_OPEN,
+                          dependence: float = DEPENDENCE) -> tuple[ReaderCalibration, ...]:
+    """Every reader's parameters without gold, by EM over the open options (those of `prior`, the structure
+    model's probability that each option is a direct cause, that `settled` does not decide): each option's
+    posterior combines the prior with every reader's log-likelihood ratio, and each reader's `cause` and `other`
+    are refitted against the posteriors, the `dependence` held. Readers in `fixed` (by name) keep
+    their parameters and count as evidence; one judged on fewer than `min_open` open options gets the fallback.
+    Then each reader is discounted by its error correlation with the others on the settled options."""
     fixed = dict(fixed or {})
-    keys = sorted(prior)
+    keys = sorted(k for k in prior if k not in settled)
     index = {k: i for i, k in enumerate(keys)}
-    base = np.array([_logit(prior[k]) for k in keys])
-    known = np.array([k in settled for k in keys])
-    truth = np.array([float(settled.get(k, 0.0)) for k in keys])
-    kinds = [kind_of(r) for r in readers]
-    judged = [_judged(r, kind, prior) for r, kind in zip(readers, kinds)]
-    post = np.where(known, truth, 1 / (1 + np.exp(-base)))
+    x = np.array([_logit(prior[k]) for k in keys])
+    judged = [open_keys(r, prior, settled) for r in readers]
+    rows = [np.array([index[k] for k in ks], dtype=int) for ks in judged]
+    given = [[r.judgements[k] for k in ks] for r, ks in zip(readers, judged)]
+    raw = [np.array([replace(r.judgements[k], calibrated=None).log_odds() / 100 for k in ks]) for r, ks in zip(readers, judged)]
+    cals = [fixed.get(r.reader) or ReaderCalibration(r.reader, "answers", "", len(ks), _logit(TYPICAL[0]),
+                                                     _logit(TYPICAL[1]), dependence=dependence, scale=scale)
+            for r, ks in zip(readers, judged)]  # to start, every reader a typical voter
     for _ in range(ITERATIONS):
-        cals = [fixed.get(r.reader) or _fit(r, kind, ks, post[[index[k] for k in ks]], "", scale)
-                for r, kind, ks in zip(readers, kinds, judged)]
-        evidence = base.copy()
-        for r, cal, ks in zip(readers, cals, judged):
-            for k in ks:
-                evidence[index[k]] += cal.log_odds(r.judgements[k]) / 100
-        new = np.where(known, truth, 1 / (1 + np.exp(-evidence)))
-        if np.max(np.abs(new - post), initial=0) < 1e-6:
+        evidence = x.copy()
+        for cal, idx, js, r0 in zip(cals, rows, given, raw):
+            np.add.at(evidence, idx, _evidence(cal, x[idx], js, r0))
+        post = _sigmoid(evidence)
+        new = [fixed.get(r.reader) or _fit(r, ks, x[idx], post[idx], "", scale, dependence, min_open)
+               for r, ks, idx in zip(readers, judged, rows)]
+        moved = max((abs(a.cause - b.cause) + abs(a.other - b.other) for a, b in zip(new, cals)
+                     if a.cause is not None and b.cause is not None and a.other is not None and b.other is not None),
+                    default=0.0)
+        cals = new
+        if moved < 1e-4:
             break
-        post = new
-    method = (f"no gold: EM over {int(known.sum())} settled options, the structure model"
-              + (f" and {len(readers) - 1} other reader{'s' * (len(readers) > 2)}" if len(readers) > 1 else ""))
-    discounts = _discounts(readers, cals, judged, {k: float(v) for k, v in settled.items()})
-    return tuple(fixed[r.reader] if r.reader in fixed else replace(cal, method=method, discount=d)
+    others = len(readers) - 1
+    method = "no gold: EM with the structure model" + (f" and {others} other reader{'s' * (others > 1)}" if others else "")
+    discounts = _discounts(readers, cals, prior, {k: float(v) for k, v in settled.items()})
+    return tuple(fixed[r.reader] if r.reader in fixed else replace(cal, method=cal.method or method, discount=d)
                  for r, cal, d in zip(readers, cals, discounts))
 
 
-def _discounts(readers, cals, judged, labels: Mapping[Key, float]) -> list[float]:
+def _evidence(cal: ReaderCalibration, x: np.ndarray, judgements: list[Judgement], raw: np.ndarray) -> np.ndarray:
+    """What a reader's judgements at structure log-odds `x` add to the options' log-odds in the E-step: their
+    log-likelihood ratios, capped; a reader not estimated adds its raw log-odds at its fallback weight."""
+    if cal.fallback or cal.cause is None or cal.other is None:
+        return raw * cal.scale
+    return cal.ratios(x, judgements)
+
+
+def _discounts(readers, cals, prior: Mapping[Key, float], labels: Mapping[Key, float]) -> list[float]:
     """1 / (1 + the sum of each reader's positive error correlations with the others): readers whose errors go
     together share one vote. An error is a judgement's log-likelihood ratio less its mean over the options of
     the same label, on the options whose label is known (`labels`: gold, or without gold the ones the
     construction priors settle), so that agreeing where both are right never counts as a shared error."""
     residuals = []
-    for r, cal, ks in zip(readers, cals, judged):
-        known = [k for k in ks if k in labels]
-        llr = np.array([cal.log_odds(r.judgements[k]) / 100 for k in known])
+    for r, cal in zip(readers, cals):
+        known = sorted(k for k in r.judgements if k in labels)
+        llr = np.array([cal.log_odds(r.judgements[k], prior.get(k)) / 100 for k in known])
         y = np.array([labels[k] for k in known])
         mean1 = np.sum(y * llr) / max(np.sum(y), 1e-9)
         mean0 = np.sum((1 - y) * llr) / max(np.sum(1 - y), 1e-9)
@@ -256,10 +371,10 @@ def _discounts(readers, cals, judged, labels: Mapping[Key, float]) -> list[float
     return out
 
 
-def fit_all_with_gold(readers: Sequence[ReaderJudgements], gold: Mapping[Key, bool], scale: float | None = DEFAULT_SCALE,
+def fit_all_with_gold(readers: Sequence[ReaderJudgements], gold: Mapping[Key, bool], prior: Mapping[Key, float],
+                      settled: Mapping[Key, bool], scale: float = SCALE,
                       method: str = "gold answers") -> tuple[ReaderCalibration, ...]:
     """Every reader's parameters from gold, each discounted by its error correlation with the others."""
-    cals = [fit_with_gold(r, gold, scale, method) for r in readers]
-    judged = [_judged(r, c.kind, gold) for r, c in zip(readers, cals)]
-    discounts = _discounts(readers, cals, judged, {k: float(v) for k, v in gold.items()})
+    cals = [fit_with_gold(r, gold, prior, settled, scale, method) for r in readers]
+    discounts = _discounts(readers, cals, prior, {k: float(v) for k, v in gold.items()})
     return tuple(replace(c, discount=d) for c, d in zip(cals, discounts))
