@@ -23,7 +23,6 @@ from causalgraph.learn.crossval import fold_scorers, held_out_regimes
 from causalgraph.experiments.fusion import READER_WEIGHTS as WEIGHTS, nested_choice, question_topics, scores_by_weight
 from causalgraph.experiments.calibration import answered_sets, fused_scores, without_gold
 from causalgraph.readers.base import Judgement, ReaderJudgements
-from causalgraph.readers.calibration import DEFAULT_SCALE
 
 ACCURACIES = (0.6, 0.7, 0.8, 0.9, 0.95)
 SEEDS = (0, 1, 2)
@@ -67,7 +66,7 @@ def main() -> None:
                 mean, chosen = nested_choice(scores, topics, args.folds)
                 fused.append(mean)
                 reader = ReaderJudgements("simulated", judgements)
-                free.append(fused_scores(runs, without_gold([reader], DEFAULT_SCALE, runs), bias, judged, args.folds)[0].mean())
+                free.append(fused_scores(runs, without_gold([reader], runs), bias, args.folds, judged)[0].mean())
                 weights.append(chosen)
             print(f"| {accuracy:.0%} | {np.mean(alone):.4f} | {np.mean(fused):.4f} | {np.mean(free):.4f} | {weights} |",
                   flush=True)

@@ -58,7 +58,7 @@ def test_em_without_gold_recovers_a_dependent_readers_error_rates_on_the_open_op
     assert abs(cal.sensitivity - gold.sensitivity) < 0.06 and abs(cal.specificity - gold.specificity) < 0.04
     (independent,) = estimate_without_gold([reader], prior, settled, dependence=0.0)
     assert independent.sensitivity > gold.sensitivity + 0.05  # agreement with the structure read as reliability
-    assert cal.log_odds(Judgement(verdict=True), 0.3) > 100 > -100 > cal.log_odds(Judgement(verdict=False), 0.3)
+    assert cal.log_odds(Judgement(verdict=True)) > 100 > -100 > cal.log_odds(Judgement(verdict=False))
     text = cal.reliability()
     assert f"on {cal.options} open options" in text and "sensitivity" in text and f"weight {cal.weight}%" in text
 
@@ -69,15 +69,15 @@ def test_settled_options_do_not_count():
     guess = ReaderJudgements("guess", {k: Judgement(verdict=False) if k in settled else j
                                        for k, j in coin.judgements.items()})  # and perfect where the rules decide
     (cal,) = estimate_without_gold([guess], prior, settled)
-    assert abs(cal.log_odds(Judgement(verdict=True), 0.3)) < 40 and abs(cal.log_odds(Judgement(verdict=False), 0.3)) < 40
+    assert abs(cal.log_odds(Judgement(verdict=True))) < 40 and abs(cal.log_odds(Judgement(verdict=False))) < 40
 
 
 def test_a_reader_that_guesses_carries_almost_nothing_and_a_good_one_more():
     truth, prior, settled = synthetic()
     guess, good = estimate_without_gold([voter("guess", truth, prior, 0.5, 0.5, 2),
                                          voter("good", truth, prior, 0.95, 0.95, 3)], prior, settled)
-    assert abs(guess.log_odds(Judgement(verdict=True), 0.3)) < 40
-    assert good.log_odds(Judgement(verdict=True), 0.3) > 200 and "1 other reader" in good.method
+    assert abs(guess.log_odds(Judgement(verdict=True))) < 40
+    assert good.log_odds(Judgement(verdict=True)) > 200 and "1 other reader" in good.method
 
 
 def test_few_open_options_fall_back_to_the_default_weight():
@@ -87,7 +87,7 @@ def test_few_open_options_fall_back_to_the_default_weight():
     assert cal.fallback and cal.weight == FALLBACK_WEIGHT and cal.options < MIN_OPEN
     assert cal.reliability().startswith("not estimated") and f"fewer than the {MIN_OPEN}" in cal.reliability()
     key = next(iter(reader.judgements))
-    assert cal.log_odds(reader.judgements[key], 0.3) == reader.judgements[key].log_odds()  # its raw log-odds
+    assert cal.log_odds(reader.judgements[key]) == reader.judgements[key].log_odds()  # its raw log-odds
 
 
 def test_correlated_readers_share_one_vote():
@@ -115,14 +115,14 @@ def test_probabilities_get_a_platt_map_that_favours_cause_only_as_the_open_optio
     low = probability_reader("low", truth, prior, {True: 0.0, False: -4.0}, 1.5, 6)  # informative, running low
     (cal,) = estimate_without_gold([low], prior, settled)
     assert cal.kind == "probabilities" and cal.spread > 0
-    assert cal.log_odds(Judgement(probability=0.8), 0.3) > cal.log_odds(Judgement(probability=0.2), 0.3)
-    assert cal.log_odds(Judgement(probability=0.5), 0.3) > 100  # shown: a cause's log-odds run near 0
+    assert cal.log_odds(Judgement(probability=0.8)) > cal.log_odds(Judgement(probability=0.2))
+    assert cal.log_odds(Judgement(probability=0.5)) > 100  # shown: a cause's log-odds run near 0
     flat = probability_reader("flat", truth, prior, {True: 2.0, False: 2.0}, 1.0, 7)  # confident, uninformative
     (cal,) = estimate_without_gold([flat], prior, settled)
-    assert all(abs(cal.log_odds(Judgement(probability=p), 0.3)) < 60 for p in (0.5, 0.88, 0.95))
-    applied = cal.apply(flat, prior)
+    assert all(abs(cal.log_odds(Judgement(probability=p))) < 60 for p in (0.5, 0.88, 0.95))
+    applied = cal.apply(flat)
     key = next(iter(flat.judgements))
-    assert applied.judgements[key].log_odds() == cal.log_odds(flat.judgements[key], prior[key])
+    assert applied.judgements[key].log_odds() == cal.log_odds(flat.judgements[key])
     assert applied.weight == cal.weight and applied.calibration is cal
 
 

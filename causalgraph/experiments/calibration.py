@@ -24,7 +24,7 @@ from ..learn.scorer import EdgeScorer, edge_scores, load_scorer, reads_documents
 from ..readers.base import ReaderJudgements
 from ..readers.calibration import MIN_OPEN, SCALE, Key, ReaderCalibration, fit_all_with_gold, vote
 from ..reason.solve import SolverParams, solve_analysis
-from .fusion import READER_WEIGHTS, nested_choice
+from .fusion import READER_WEIGHTS, nested_choice, nested_held
 from .inputs import labelled_analyses
 
 ReaderSetting = Callable[[list, list, set[int]], tuple[ReaderJudgements, ...]]
@@ -146,19 +146,20 @@ def with_gold(readers: Sequence[ReaderJudgements], runs: Sequence[Run], scale: f
 
     def setting(analyses, edges, training):
         cals = fit_all_with_gold(readers, gold_of(runs, training), prior, settled, scale, "gold answers of other topics")
-        return tuple(c.apply(r, prior) for c, r in zip(cals, readers))
+        return tuple(c.apply(r) for c, r in zip(cals, readers))
     return setting
 
 
 def nested_weight(runs: Sequence[Run], readers: Sequence[ReaderJudgements], bias: int, folds: int,
-                  weights=READER_WEIGHTS) -> tuple[float, list, dict[int, float]]:
+                  weights=READER_WEIGHTS) -> tuple[np.ndarray, list, dict[int, float]]:
     """The fixed weight chosen by nested grouped CV (each outer fold takes the weight best on its training
-    topics; weight 0 is the structure alone): its held-out score, the weights chosen, and each weight's mean."""
+    topics; weight 0 is the structure alone): its per-question held-out scores (in `fused_scores`' order), the
+    weights chosen, and each weight's mean."""
     by_weight = {}
     for w in weights:
         by_weight[w], topics = fused_scores(runs, fixed_weight(readers, w) if w else structure_only, bias, folds)
-    nested, chosen = nested_choice(by_weight, topics, min(folds, len(np.unique(topics))))
-    return nested, chosen, {w: float(s.mean()) for w, s in by_weight.items()}
+    held, chosen = nested_held(by_weight, topics, min(folds, len(np.unique(topics))))
+    return held, chosen, {w: float(s.mean()) for w, s in by_weight.items()}
 
 
 def reader_alone(runs: Sequence[Run], reader: ReaderJudgements, judged: set[str] | None = None) -> float:

@@ -32,12 +32,18 @@ def scores_by_weight(scored, edges, judgements: dict[tuple[str, str], Judgement]
 def nested_choice(by_setting: dict, topics: np.ndarray, folds: int, size=lambda w: w) -> tuple[float, list]:
     """Mean held-out score when each outer fold (grouped by topic) takes the setting (a weight, or a tuple of
     weights) that scores best on its training topics; ties go to the smaller `size(setting)`."""
+    held, chosen = nested_held(by_setting, topics, folds, size)
+    return float(held.mean()), chosen
+
+
+def nested_held(by_setting: dict, topics: np.ndarray, folds: int, size=lambda w: w) -> tuple[np.ndarray, list]:
+    """`nested_choice`'s per-question held-out scores, and the settings chosen."""
     held, chosen = np.zeros(len(topics)), []
     for train, test in GroupKFold(n_splits=folds).split(topics, groups=topics):
         best = max(by_setting, key=lambda w: (by_setting[w][train].mean(), -size(w)))
         chosen.append(best)
         held[test] = by_setting[best][test]
-    return float(held.mean()), chosen
+    return held, chosen
 
 
 def question_topics(scored) -> np.ndarray:

@@ -54,7 +54,7 @@ def calibrate_readers(readers: Sequence[ReaderJudgements], analyses: Sequence[To
     fitted = estimate_without_gold(readers, prior, settled, scale, calibrations, min_open)
     for cal in fitted:
         log.info("reader %s: %s", cal.reader, cal.reliability())
-    return tuple(cal.apply(r, prior) for cal, r in zip(fitted, readers))
+    return tuple(cal.apply(r) for cal, r in zip(fitted, readers))
 
 
 def write_calibrations(calibrations: Iterable[ReaderCalibration], extra: dict | None = None) -> str:

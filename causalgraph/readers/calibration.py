@@ -8,20 +8,22 @@ they decide, a reader trained on this benchmark is perfect, and that says nothin
 The model. On an open option whose structure log-odds is x, a reader that answers votes "cause" with
 probability sigmoid(cause + dependence * x) if the option is a cause, and sigmoid(other + dependence * x) if it
 is not; a reader of probabilities gives log-odds z = logit(p) spread normally, with standard deviation `spread`,
-around cause + delta * x on a cause and other + delta * x on any other option, where delta = dependence * spread
-/ 1.7 is the same dependence on the scale of z (the probit-to-logit factor). The dependence is how far a reader
-follows the structure model beyond the truth: readers find the options plausible that the structure model finds
-plausible, so where the two err together their agreement looks like reliability. Without gold, dependence
-cannot be told from reliability (the vote rate against x looks alike), so it is measured once against the gold
-answers of real readers (DEPENDENCE) and held while EM estimates the rest. A judgement carries
-log P(judgement | cause, x) / P(judgement | not, x): for a probability, (cause - other) / spread^2 times
-(z - delta * x - (cause + other) / 2), a Platt map whose intercept favours "cause" only as far as the open
-options show that the reader's log-odds run low. The structure probabilities are the EM's soft labels as they
-come: the scorer is trained for the shapes of the split it answers (`train --resize-to`), and there they are
-calibrated on open options (BENCHMARKS.md). On a small topic they are over-confident, but an estimate there
-rests on few open options, and below MIN_OPEN a reader is not estimated: it gets FALLBACK_WEIGHT on its raw
-log-odds. Readers whose errors go together share one vote (their discount). Fusion scales the log-odds by
-SCALE. Each constant was measured or chosen in BENCHMARKS.md, "Readers" (`python benchmarks/real_readers.py`)."""
+around cause + delta * x on a cause and other + delta * x on any other option, delta = dependence * spread / 1.7
+being the same dependence on the scale of z (the probit-to-logit factor). The dependence is how far a reader
+follows the structure model beyond the truth: readers find the options plausible that the structure model
+finds plausible, so where the two err together, their agreement looks like reliability to an EM that assumes
+they err apart. Without gold, dependence cannot be told from reliability (the vote rate against x looks
+alike), so it is measured once against the gold answers of real readers (DEPENDENCE) and held while EM
+estimates the rest, with the structure probabilities as soft labels: the scorer is trained for the shapes of
+the split it answers (`train --resize-to`), and there they are calibrated on open options (BENCHMARKS.md).
+
+Fusion reads the estimate as the reliability on the open options: a yes carries log(sens / (1 - spec)), a no
+log((1 - sens) / spec); a probability its Platt map slope * logit(p) + intercept, from the normal model where
+the structure model is undecided, whose intercept favours "cause" only as far as the open options show that the
+reader's log-odds run low. On a small topic an estimate rests on few open options (and the structure model is
+over-confident there): below MIN_OPEN a reader is not estimated but gets FALLBACK_WEIGHT on its raw log-odds.
+Readers whose errors go together share one vote (their discount). Fusion scales the log-odds by SCALE. Each
+constant was measured or chosen in BENCHMARKS.md, "Readers" (`python benchmarks/real_readers.py`)."""
 
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ Key = tuple[str, str]  # (question id, label)
 # on the open options of the dev-only topics, pooled over the seven dev readers not trained on train.
 DEPENDENCE = 0.33
 # The scale on the estimated log-likelihood ratios, chosen on the same readers by nested grouped CV.
-SCALE = 1.25
+SCALE = 1.5
 # The guard: a reader judged on fewer open options than MIN_OPEN gets FALLBACK_WEIGHT (percent) on its raw
 # log-odds, both chosen on the dev questions cut into small topics.
 MIN_OPEN = 100
@@ -90,41 +92,60 @@ class ReaderCalibration:
         """The weight (percent) of the reader's log-odds in the fusion."""
         return int(round(100 * self.scale * self.discount))
 
-    def log_odds(self, judgement: Judgement, p: float | None = None) -> int:
-        """The log-likelihood ratio x 100 that this judgement carries on an option of structure probability `p`
-        (None: 0.5), capped at +-MAX_LOG_ODDS; a fallback reader's raw log-odds."""
-        if self.fallback or self.cause is None or self.other is None:
+    def log_odds(self, judgement: Judgement) -> int:
+        """The log-likelihood ratio x 100 that this judgement carries in the fusion, capped at +-MAX_LOG_ODDS: a
+        yes log(sensitivity / (1 - specificity)), a no log((1 - sensitivity) / specificity) (a probability, of a
+        reader that answers, weighs the two by itself); a probability's Platt map; a fallback's raw log-odds."""
+        if self.fallback or self.sensitivity is None or self.specificity is None:
             return replace(judgement, calibrated=None).log_odds()
-        x = np.array([0.0 if p is None else _logit(p)])
-        return int(round(100 * float(self.ratios(x, [judgement])[0])))
+        if self.kind == "probabilities":
+            slope, intercept = self.platt()
+            ratio = slope * score(judgement) + intercept
+        else:
+            sens, spec, v = self.sensitivity, self.specificity, vote(judgement)
+            ratio = v * math.log(sens / (1 - spec)) + (1 - v) * math.log((1 - sens) / spec)
+        return int(round(max(-MAX_LOG_ODDS, min(MAX_LOG_ODDS, 100 * ratio))))
+
+    def platt(self) -> tuple[float, float]:
+        """A reader of probabilities: the slope and intercept of its log-likelihood ratio in logit(p), where the
+        structure model is undecided (x = 0)."""
+        assert self.cause is not None and self.other is not None and self.spread  # a reader of probabilities states all
+        slope = (self.cause - self.other) / self.spread ** 2
+        return slope, -slope * (self.cause + self.other) / 2
 
     def ratios(self, x: np.ndarray, judgements: Sequence[Judgement]) -> np.ndarray:
-        """The log-likelihood ratios of judgements at structure log-odds `x`, capped at +-MAX_LOG_ODDS / 100."""
+        """The model's log-likelihood ratios of judgements on options of structure log-odds `x` (the EM's
+        evidence), capped at +-MAX_LOG_ODDS / 100."""
         assert self.cause is not None and self.other is not None  # an estimated calibration states both
-        if self.kind == "probabilities" and self.spread is not None:
+        if self.kind == "probabilities" and self.spread:
+            slope, intercept = self.platt()
             z = np.array([score(j) for j in judgements])
-            delta = self.dependence * self.spread / PROBIT
-            ratio = (self.cause - self.other) / self.spread ** 2 * (z - delta * x - (self.cause + self.other) / 2)
+            ratio = slope * (z - self.dependence * self.spread / PROBIT * x) + intercept
         else:
             ratio = vote_log_odds(self.cause, self.other, self.dependence, x, np.array([vote(j) for j in judgements]))
         return np.clip(ratio, -MAX_LOG_ODDS / 100, MAX_LOG_ODDS / 100)
 
-    def apply(self, reader: ReaderJudgements, prior: Mapping[Key, float] | None = None) -> ReaderJudgements:
-        """The reader's judgements carrying their calibrated log-odds (at the structure probabilities `prior`),
-        weighted by this calibration."""
-        prior = prior or {}
-        judgements = {k: replace(j, calibrated=self.log_odds(j, prior.get(k))) for k, j in reader.judgements.items()}
+    def apply(self, reader: ReaderJudgements) -> ReaderJudgements:
+        """The reader's judgements carrying their calibrated log-odds, weighted by this calibration."""
+        judgements = {k: replace(j, calibrated=self.log_odds(j)) for k, j in reader.judgements.items()}
         return ReaderJudgements(reader.reader, judgements, self.weight, self)
 
     def reliability(self) -> str:
-        """One line: the estimated reliability on the open options, how it was estimated, and the weight."""
+        """One line: the reliability on the open options, how it was estimated, what a judgement carries, and
+        the weight."""
         weight = f"weight {self.weight}%"
         if self.discount < 1:
             weight += f" ({100 * self.scale:.0f}% x {self.discount:.2f} for errors shared with other readers)"
         if self.fallback:
             return f"not estimated: {self.method}; the default {weight} on its raw log-odds"
+        if self.kind == "probabilities":
+            slope, intercept = self.platt()
+            carries = f"probabilities recalibrated as {slope:.2f} x logit(p) {intercept:+.2f}"
+        else:
+            carries = (f"a yes carries {self.log_odds(Judgement(verdict=True)) / 100:+.2f}, a no "
+                       f"{self.log_odds(Judgement(verdict=False)) / 100:+.2f}")
         return (f"sensitivity {self.sensitivity:.2f}, specificity {self.specificity:.2f} on {self.options} open "
-                f"options ({self.method}); {weight}")
+                f"options ({self.method}); {carries}; {weight}")
 
     def as_record(self) -> dict:
         return {k: v for k, v in vars(self).items() if v is not None}
@@ -331,7 +352,7 @@ def estimate_without_gold(readers: Sequence[ReaderJudgements], prior: Mapping[Ke
             break
     others = len(readers) - 1
     method = "no gold: EM with the structure model" + (f" and {others} other reader{'s' * (others > 1)}" if others else "")
-    discounts = _discounts(readers, cals, prior, {k: float(v) for k, v in settled.items()})
+    discounts = _discounts(readers, cals, {k: float(v) for k, v in settled.items()})
     return tuple(fixed[r.reader] if r.reader in fixed else replace(cal, method=cal.method or method, discount=d)
                  for r, cal, d in zip(readers, cals, discounts))
 
@@ -344,7 +365,7 @@ def _evidence(cal: ReaderCalibration, x: np.ndarray, judgements: list[Judgement]
     return cal.ratios(x, judgements)
 
 
-def _discounts(readers, cals, prior: Mapping[Key, float], labels: Mapping[Key, float]) -> list[float]:
+def _discounts(readers, cals, labels: Mapping[Key, float]) -> list[float]:
     """1 / (1 + the sum of each reader's positive error correlations with the others): readers whose errors go
     together share one vote. An error is a judgement's log-likelihood ratio less its mean over the options of
     the same label, on the options whose label is known (`labels`: gold, or without gold the ones the
@@ -352,7 +373,7 @@ def _discounts(readers, cals, prior: Mapping[Key, float], labels: Mapping[Key, f
     residuals = []
     for r, cal in zip(readers, cals):
         known = sorted(k for k in r.judgements if k in labels)
-        llr = np.array([cal.log_odds(r.judgements[k], prior.get(k)) / 100 for k in known])
+        llr = np.array([cal.log_odds(r.judgements[k]) / 100 for k in known])
         y = np.array([labels[k] for k in known])
         mean1 = np.sum(y * llr) / max(np.sum(y), 1e-9)
         mean0 = np.sum((1 - y) * llr) / max(np.sum(1 - y), 1e-9)
@@ -376,5 +397,5 @@ def fit_all_with_gold(readers: Sequence[ReaderJudgements], gold: Mapping[Key, bo
                       method: str = "gold answers") -> tuple[ReaderCalibration, ...]:
     """Every reader's parameters from gold, each discounted by its error correlation with the others."""
     cals = [fit_with_gold(r, gold, prior, settled, scale, method) for r in readers]
-    discounts = _discounts(readers, cals, prior, {k: float(v) for k, v in gold.items()})
+    discounts = _discounts(readers, cals, {k: float(v) for k, v in gold.items()})
     return tuple(replace(c, discount=d) for c, d in zip(cals, discounts))
