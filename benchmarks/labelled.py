@@ -24,3 +24,12 @@ def labelled_cv(doc: str, documents: bool = True):
     shapes = target_shapes(args.data, "test")
     extra, held = resized_sets(analyses, shapes)
     return args, analyses, shapes, extra, held
+
+
+def print_table(head: str, columns: list[str], rows) -> None:
+    """A markdown table: `head` over the row names, one column per entry of `columns`, cells (numbers) to four
+    places; `rows` are (name, cells) pairs."""
+    print(f"| {head} | " + " | ".join(columns) + " |")
+    print("|---|" + "---|" * len(columns))
+    for name, cells in rows:
+        print(f"| {name} | " + " | ".join(f"{c:.4f}" for c in cells) + " |")

@@ -5,8 +5,8 @@ train + dev + sample, repeated with the topics shuffled into folds), trained as 
 the split it answers: with copies cut to the answered topics' shapes. Per reader: its reliability on the open
 options against gold and as estimated without gold; fused: the structure alone, the reader alone, the best fixed
 weight by nested grouped CV, calibrated from the gold of the other folds' topics (`calibrate`) and the gold-free
-default; the scale; the guard on small topics; several readers at once. The structure model comes from one
-place, `causalgraph.experiments.calibration.structure_edges`.
+default; the scale; shrinkage towards a fixed weight (measured, not shipped); the guard on small topics; several
+readers at once. The structure model comes from one place, `causalgraph.experiments.calibration.structure_edges`.
 
     python benchmarks/real_readers.py --data ../shared/aer [--readers a,b] [--folds 5] [--repeats 5]
 """
@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import argparse
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
+
+from labelled import print_table
 
 from causalgraph.analysis.analyse import subset_analysis
 from causalgraph.data import load_split
@@ -48,6 +51,7 @@ COMBINATIONS = (
     ("gpt41mini_finetuned_on_train", "gpt41mini_finetuned_on_train_rag"),
     ("deberta_v3_base_finetuned_on_train.probs", "gpt4o_zero_shot_no_docs"),
 )
+SHRINKS, TOWARDS = (0.25, 0.5, 0.75), (50, 75, 100)
 SMALL_SIZES = (1, 5)
 RUN_SIZES = (1, 2, 4, 9)  # dev-only topics per run, each run calibrated on its own
 
@@ -72,11 +76,12 @@ def main() -> None:
     pieces = judged_topics(analyses, set(dev))
     repeats = [[(pieces, structure_edges(analyses, pieces, args.folds, seed=seed))] for seed in range(args.repeats)]
     print(f"bias {bias}; grouped {args.folds}-fold CV repeated {args.repeats} times (seeds 0-{args.repeats - 1}); "
-          "every figure is the mean over the repeats\n")
+          "every figure is the mean over the repeats\n", flush=True)
     regime(pieces, repeats, test_shapes, bias, args.folds)
     reliability(repeats, untrained, trained)
-    fused(repeats, untrained, trained, bias, args.folds)
+    nested = fused(repeats, untrained, trained, bias, args.folds)
     scales(repeats, untrained, bias, args.folds)
+    shrinkage(repeats, untrained, trained, nested, bias, args.folds)
     guard(analyses, pieces, repeats[0], untrained, test_shapes, bias, args.folds)
     several(repeats, readers, bias, args.folds)
 
@@ -88,7 +93,8 @@ def regime(pieces, repeats, test_shapes, bias: int, folds: int) -> None:
     y = np.array([gold[k] for k in keys])
     fits, aucs, means = [], [], []
     for runs in repeats:
-        p = np.array([option_evidence(*runs[0])[0][k] for k in keys])
+        structure = option_evidence(*runs[0])[0]
+        p = np.array([structure[k] for k in keys])
         x = np.log(p / (1 - p))
         fit = LogisticRegression(C=1e4).fit(x[:, None], y)
         fits.append((fit.coef_[0, 0], fit.intercept_[0]))
@@ -134,11 +140,12 @@ def reliability(repeats, untrained: dict, trained: dict) -> None:
           f"(shipped: DEPENDENCE = {DEPENDENCE})\n")
 
 
-def fused(repeats, untrained: dict, trained: dict, bias: int, folds: int) -> None:
+def fused(repeats, untrained: dict, trained: dict, bias: int, folds: int) -> dict[str, list[float]]:
     print("## Fused\n")
     print(f"Fixed weights {WEIGHTS} (percent of the raw log-odds; 0 is the structure alone). The default: no gold, "
           f"scale {SCALE:g}. The interval: 95% of the default less the nested fixed weight, resampling topics "
           "(their difference averaged over the repeats).\n")
+    out = {}
     for title, group in (("Readers not trained on train", untrained), ("Readers trained on train (recall dev)", trained)):
         print(f"### {title}\n")
         print("| reader | structure alone | reader alone | best fixed weight, nested CV (chosen in the first repeat) | "
@@ -146,7 +153,7 @@ def fused(repeats, untrained: dict, trained: dict, bias: int, folds: int) -> Non
               "repeats at or above | at or above all three |")
         print("|---|---|---|---|---|---|---|---|---|")
         by_weight = {}
-        for stem, reader in group.items():
+        for stem, reader in group.items():  # the nested fixed weight's score in each repeat: for `shrinkage`
             nested, free, gold, means, chosen, wins = [], [], [], [], None, 0
             for runs in repeats:
                 held, picked, weights = nested_weight(runs, [reader], bias, folds, WEIGHTS)
@@ -158,6 +165,7 @@ def fused(repeats, untrained: dict, trained: dict, bias: int, folds: int) -> Non
                 chosen = chosen or picked
                 wins += scores.mean() >= held.mean() - 1e-9
             by_weight[stem] = np.mean(means, axis=0)
+            out[stem] = [held.mean() for held in nested]
             low, high = bootstrap_interval(FoldResult("difference", np.mean(free, axis=0) - np.mean(nested, axis=0), topics))
             n, f, alone, structure = np.mean(nested), np.mean(free), reader_alone(repeats[0], reader), by_weight[stem][0]
             ok = f >= max(n, structure, alone) - 1e-9
@@ -165,11 +173,9 @@ def fused(repeats, untrained: dict, trained: dict, bias: int, folds: int) -> Non
                   f"{np.mean(gold):.4f} | {f:.4f} | {f - n:+.4f} ({low:+.4f} to {high:+.4f}) | {wins} of "
                   f"{len(repeats)} | {'yes' if ok else 'no'} |", flush=True)
         print(f"\nEach fixed weight ({title[0].lower() + title[1:]})\n")
-        print("| reader | " + " | ".join(f"weight {w}" for w in WEIGHTS) + " |")
-        print("|---|" + "---|" * len(WEIGHTS))
-        for stem, row in by_weight.items():
-            print(f"| {stem} | " + " | ".join(f"{v:.4f}" for v in row) + " |")
+        print_table("reader", [f"weight {w}" for w in WEIGHTS], by_weight.items())
         print()
+    return out
 
 
 def scales(repeats, untrained: dict, bias: int, folds: int) -> None:
@@ -182,13 +188,44 @@ def scales(repeats, untrained: dict, bias: int, folds: int) -> None:
         nested.append(n)
         chosen.append(c)
     table = np.mean(means, axis=0)
-    print("| reader | " + " | ".join(f"scale {s:g}" for s in SCALES) + " |")
-    print("|---|" + "---|" * len(SCALES))
-    for stem, row in zip(untrained, table):
-        print(f"| {stem} | " + " | ".join(f"{m:.4f}" for m in row) + " |")
-    print("| mean | " + " | ".join(f"{m:.4f}" for m in table.mean(axis=0)) + " |")
+    print_table("reader", [f"scale {s:g}" for s in SCALES], [*zip(untrained, table), ("mean", table.mean(axis=0))])
     print(f"\nNested grouped CV over the pooled readers (each outer fold takes the scale best on its training topics): "
           f"{np.mean(nested):.4f}; scales chosen per repeat {chosen} (shipped: SCALE = {SCALE:g})\n", flush=True)
+
+
+def shrinkage(repeats, untrained: dict, trained: dict, nested: dict[str, list[float]], bias: int, folds: int) -> None:
+    print("## Shrinkage towards a fixed weight (measured, not shipped)\n")
+    print("The default's log-odds pulled part of the way towards the reader's raw log-odds at a fixed weight; "
+          "against each reader's nested fixed weight, means over the repeats.\n")
+    print("| shrinkage | towards weight | not trained on train: at or above | mean | lowest | trained on train: at or "
+          "above | mean | lowest |")
+    print("|---|---|---|---|---|---|---|---|")
+    for shrink in SHRINKS:
+        for toward in TOWARDS:
+            cells = []
+            for group in (untrained, trained):
+                diffs = [np.mean([fused_scores(runs, shrunk([reader], runs, shrink, toward), bias, folds)[0].mean()
+                                  for runs in repeats]) - np.mean(nested[stem]) for stem, reader in group.items()]
+                cells += [f"{sum(d >= -1e-9 for d in diffs)} of {len(diffs)}", f"{np.mean(diffs):+.4f}",
+                          f"{min(diffs):+.4f}"]
+            print(f"| {shrink:g} | {toward} | " + " | ".join(cells) + " |", flush=True)
+    print()
+
+
+def shrunk(readers, runs, shrink: float, toward: int):
+    """The gold-free default with each judgement's log-odds pulled `shrink` of the way towards its raw log-odds
+    at the fixed weight `toward`."""
+    default = without_gold(readers, runs)
+
+    def setting(analyses, edges, training):
+        out = []
+        for r in default(analyses, edges, training):
+            pulled = {k: replace(j, calibrated=round((1 - shrink) * j.log_odds() + shrink * toward / r.weight
+                                                     * replace(j, calibrated=None).log_odds()))
+                      for k, j in r.judgements.items()}
+            out.append(replace(r, judgements=pulled))
+        return tuple(out)
+    return setting
 
 
 def guard(analyses, pieces, runs, untrained: dict, test_shapes, bias: int, folds: int, seed: int = 0) -> None:
@@ -221,12 +258,14 @@ def _guard_table(title: str, runs, untrained: dict, bias: int, folds: int) -> No
           " | no gold, without the guard | with the guard (default) |")
     print("|---|---|" + "---|" * (len(SMALL_WEIGHTS) + 2))
     rows = []
+    evidence = [option_evidence(*run) for run in runs]
+    structure = fused_scores(runs, structure_only, bias, folds)[0].mean()
     for stem, reader in untrained.items():
-        n = np.mean([len(open_keys(reader, *option_evidence(*run))) for run in runs])
-        row = [fused_scores(runs, fixed_weight([reader], w) if w else structure_only, bias, folds)[0].mean()
+        n = np.mean([len(open_keys(reader, *known)) for known in evidence])
+        row = [fused_scores(runs, fixed_weight([reader], w), bias, folds)[0].mean() if w else structure
                for w in SMALL_WEIGHTS]
-        row.append(fused_scores(runs, without_gold([reader], runs, min_open=0), bias, folds)[0].mean())
-        row.append(fused_scores(runs, without_gold([reader], runs), bias, folds)[0].mean())
+        row.append(fused_scores(runs, without_gold([reader], runs, min_open=0, evidence=evidence), bias, folds)[0].mean())
+        row.append(fused_scores(runs, without_gold([reader], runs, evidence=evidence), bias, folds)[0].mean())
         rows.append(row)
         print(f"| {stem} | {n:.0f} | " + " | ".join(f"{v:.4f}" for v in row) + " |", flush=True)
     print("| mean | | " + " | ".join(f"{v:.4f}" for v in np.mean(rows, axis=0)) + " |")

@@ -15,7 +15,7 @@ import random
 
 import numpy as np
 
-from labelled import labelled_cv
+from labelled import labelled_cv, print_table
 
 from causalgraph.experiments.inputs import shipped_bias
 from causalgraph.data import LABELS, question_score
@@ -71,10 +71,8 @@ def main() -> None:
             print(f"| {accuracy:.0%} | {np.mean(alone):.4f} | {np.mean(fused):.4f} | {np.mean(free):.4f} | {weights} |",
                   flush=True)
         print(f"\nMean fused score by fixed weight ({regime}, mean of the seeds)\n")
-        print("| reader accuracy per option | " + " | ".join(f"weight {w}" for w in WEIGHTS) + " |")
-        print("|---|" + "---|" * len(WEIGHTS))
-        for accuracy, means in by_weight.items():
-            print(f"| {accuracy:.0%} | " + " | ".join(f"{m:.4f}" for m in means) + " |")
+        print_table("reader accuracy per option", [f"weight {w}" for w in WEIGHTS],
+                    [(f"{accuracy:.0%}", means) for accuracy, means in by_weight.items()])
         print()
 
 

@@ -165,4 +165,4 @@ def test_the_page_shows_each_readers_reliability_and_weight(demo, tmp_path):
     out = tmp_path / "demo.html"
     assert visualize.main(["--demo", "--out", str(out), "--reader-scores", f"mine={reader}", "--quiet"]) == 0
     text = " ".join(Tags(out.read_text()).text)
-    assert "mine: yes" in text and "no gold: EM over" in text and "weight 150%" in text
+    assert "mine: yes" in text and "open options, fewer than the" in text and "the default weight 50%" in text

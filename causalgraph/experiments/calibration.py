@@ -126,13 +126,13 @@ def fixed_weight(readers: Sequence[ReaderJudgements], weight: int) -> ReaderSett
 
 
 def without_gold(readers: Sequence[ReaderJudgements], runs: Sequence[Run], scale: float = SCALE,
-                 min_open: int = MIN_OPEN) -> ReaderSetting:
+                 min_open: int = MIN_OPEN, evidence: Sequence | None = None) -> ReaderSetting:
     """Gold-free calibration on the answered topics of each run: EM over the open options of all the run's
     topics (those of the other folds included, whose gold it never reads), as `answer` calibrates over the
-    split it answers."""
+    split it answers. `evidence`: each run's `option_evidence`, where it is at hand."""
     by_analysis = {}
-    for analyses, edges in runs:
-        calibrated = calibrate_readers(readers, analyses, edges, scale=scale, min_open=min_open)
+    for (analyses, edges), known in zip(runs, evidence or [None] * len(runs)):
+        calibrated = calibrate_readers(readers, analyses, edges, scale=scale, min_open=min_open, evidence=known)
         by_analysis.update({id(a): calibrated for a in analyses})
     return lambda analyses, edges, training: by_analysis[id(analyses[0])] if analyses else ()
 

@@ -41,16 +41,18 @@ def option_evidence(analyses: Iterable[TopicAnalysis], edges: Iterable[Mapping[t
 def calibrate_readers(readers: Sequence[ReaderJudgements], analyses: Sequence[TopicAnalysis],
                       edges: Sequence[Mapping[tuple[int, int], float]], weight: int | None = None,
                       calibrations: Mapping[str, ReaderCalibration] | None = None,
-                      scale: float = SCALE, min_open: int = MIN_OPEN) -> tuple[ReaderJudgements, ...]:
+                      scale: float = SCALE, min_open: int = MIN_OPEN,
+                      evidence: tuple[dict[Key, float], dict[Key, bool]] | None = None) -> tuple[ReaderJudgements, ...]:
     """The readers as fusion weighs them. An explicit `weight` (percent) overrides everything: each reader's raw
     log-odds at that weight. Otherwise a reader named in `calibrations` (from gold, see `calibrate`) keeps its
     parameters, and the others are estimated without gold on the open options of these topics, all readers
-    together (a reader judged on fewer than `min_open` of them gets the fallback weight)."""
+    together (a reader judged on fewer than `min_open` of them gets the fallback weight). `evidence`: these
+    topics' `option_evidence`, where it is at hand."""
     if not readers:
         return ()
     if weight is not None:
         return tuple(ReaderJudgements(r.reader, r.judgements, weight) for r in readers)
-    prior, settled = option_evidence(analyses, edges)
+    prior, settled = evidence or option_evidence(analyses, edges)
     fitted = estimate_without_gold(readers, prior, settled, scale, calibrations, min_open)
     for cal in fitted:
         log.info("reader %s: %s", cal.reader, cal.reliability())
