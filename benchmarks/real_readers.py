@@ -8,7 +8,7 @@ weight by nested grouped CV, calibrated from the gold of the other folds' topics
 default; the scale; shrinkage towards a fixed weight (measured, not shipped); the guard on small topics; several
 readers at once. The structure model comes from one place, `causalgraph.experiments.calibration.structure_edges`.
 
-    python benchmarks/real_readers.py --data ../shared/aer [--readers a,b] [--folds 5] [--repeats 5]
+    python benchmarks/real_readers.py --data ../shared/aer [--readers a,b] [--folds 5] [--repeats 5] [--sections ...]
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from causalgraph.learn.crossval import FoldResult, TopicShape, bootstrap_interva
 from causalgraph.readers.calibration import (DEPENDENCE, FALLBACK_WEIGHT, MIN_OPEN, SCALE, estimate_without_gold,
                                              fit_with_gold, open_keys)
 from causalgraph.readers.scores import load_reader_scores
+from causalgraph.reason.settled import settled_options
 
 # Readers trained on train, whose events dev repeats: they stand for a strong reader, but their dev answers are
 # recall, so they are reported apart and no constant is chosen on them.
@@ -52,6 +53,7 @@ COMBINATIONS = (
     ("deberta_v3_base_finetuned_on_train.probs", "gpt4o_zero_shot_no_docs"),
 )
 SHRINKS, TOWARDS = (0.25, 0.5, 0.75), (50, 75, 100)
+SECTIONS = ("regime", "reliability", "fused", "shrinkage", "scale", "guard", "several")
 SMALL_SIZES = (1, 5)
 RUN_SIZES = (1, 2, 4, 9)  # dev-only topics per run, each run calibrated on its own
 
@@ -62,7 +64,10 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=5, help="grouped CV repeated with these many seeds")
     parser.add_argument("--readers", help="comma-separated reader file stems (default: all)")
+    parser.add_argument("--sections", default=",".join(SECTIONS),
+                        help=f"comma-separated, of {', '.join(SECTIONS)} (default: all; shrinkage needs fused)")
     args = parser.parse_args()
+    sections = args.sections.split(",")
     topics, test_shapes = cv_inputs(args.data, args.folds)
     analyses = answer_analyses(topics)
     bias = shipped_bias()
@@ -77,16 +82,24 @@ def main() -> None:
     repeats = [[(pieces, structure_edges(analyses, pieces, args.folds, seed=seed))] for seed in range(args.repeats)]
     print(f"bias {bias}; grouped {args.folds}-fold CV repeated {args.repeats} times (seeds 0-{args.repeats - 1}); "
           "every figure is the mean over the repeats\n", flush=True)
-    regime(pieces, repeats, test_shapes, bias, args.folds)
-    reliability(repeats, untrained, trained)
-    nested = fused(repeats, untrained, trained, bias, args.folds)
-    scales(repeats, untrained, bias, args.folds)
-    shrinkage(repeats, untrained, trained, nested, bias, args.folds)
-    guard(analyses, pieces, repeats[0], untrained, test_shapes, bias, args.folds)
-    several(repeats, readers, bias, args.folds)
+    if "regime" in sections:
+        regime(pieces, repeats, test_shapes, answer_analyses(load_split(args.data, "test"), progress=False), bias,
+               args.folds)
+    if "reliability" in sections:
+        reliability(repeats, untrained, trained)
+    if "fused" in sections:
+        nested = fused(repeats, untrained, trained, bias, args.folds)
+        if "shrinkage" in sections:
+            shrinkage(repeats, untrained, trained, nested, bias, args.folds)
+    if "scale" in sections:
+        scales(repeats, untrained, bias, args.folds)
+    if "guard" in sections:
+        guard(analyses, pieces, repeats[0], untrained, test_shapes, bias, args.folds)
+    if "several" in sections:
+        several(repeats, readers, bias, args.folds)
 
 
-def regime(pieces, repeats, test_shapes, bias: int, folds: int) -> None:
+def regime(pieces, repeats, test_shapes, test, bias: int, folds: int) -> None:
     prior, settled = option_evidence(*repeats[0][0])
     gold = gold_of(repeats[0])
     keys = [k for k in prior if k not in settled and k in gold]
@@ -104,8 +117,11 @@ def regime(pieces, repeats, test_shapes, bias: int, folds: int) -> None:
     slope, intercept = np.mean(fits, axis=0)
     print(f"## The regime: {len(pieces)} dev-only topics, {describe_shapes([TopicShape.of(p.topic) for p in pieces])} "
           f"(the test split: {describe_shapes(test_shapes)})\n")
+    test_options = sum(len(s.options) for a in test for s in a.graph.graph["questions"].values())
+    test_settled = sum(len(settled_options(a.graph, a.after, a.timeline)) for a in test)
     print(f"- {len(prior)} real options: {len(settled)} settled by the rules ({sum(settled.values())} of them as "
-          f"causes), {len(keys)} open ({y.mean():.1%} of these causes)")
+          f"causes), {len(keys)} open ({y.mean():.1%} of these causes); the test split: {test_options} real "
+          f"options, {test_options - test_settled} open")
     print(f"- the structure model on the open options: AUC {np.mean(aucs):.3f}; mean probability {np.mean(means):.3f}; "
           f"gold against its log-odds: slope {slope:.2f}, intercept {intercept:+.2f} (1 and 0 where calibrated)")
     print(f"- structure alone: {structure:.4f}\n", flush=True)

@@ -80,6 +80,13 @@ def test_a_reader_that_guesses_carries_almost_nothing_and_a_good_one_more():
     assert good.log_odds(Judgement(verdict=True)) > 200 and "1 other reader" in good.method
 
 
+def test_a_reader_found_no_better_than_chance_gets_no_weight():
+    truth, prior, settled = synthetic()
+    contrary = voter("contrary", truth, prior, 0.3, 0.3, 8)  # says the opposite, following the structure model
+    (cal,) = estimate_without_gold([contrary], prior, settled)
+    assert cal.sensitivity + cal.specificity < 1 and cal.weight == 0 and "no better than chance" in cal.reliability()
+
+
 def test_few_open_options_fall_back_to_the_default_weight():
     truth, prior, settled = synthetic(n=4 * 3 * (MIN_OPEN // 8))
     reader = voter("r", truth, prior, 0.9, 0.9, 4)

@@ -247,9 +247,9 @@ def _fit(reader: ReaderJudgements, keys: list[Key], x: np.ndarray, post: np.ndar
     log-odds `x`; the dependence is fitted too where it is None (gold labels), else held. Fewer than `min_open`
     options: the fallback."""
     kind = kind_of(reader)
-    if len(keys) < min_open:
-        return ReaderCalibration(reader.reader, kind, f"{len(keys)} open options, fewer than the {min_open} an "
-                                 "estimate needs", len(keys), scale=FALLBACK_WEIGHT / 100, fallback=True)
+    if len(keys) < max(min_open, 1):
+        return ReaderCalibration(reader.reader, kind, f"{len(keys)} open options, fewer than the {max(min_open, 1)} "
+                                 "an estimate needs", len(keys), scale=FALLBACK_WEIGHT / 100, fallback=True)
     judgements = [reader.judgements[k] for k in keys]
     fit = _fit_scores if kind == "probabilities" else _fit_votes
     params, sens, spec = fit(judgements, x, post, dependence)
@@ -353,8 +353,18 @@ def estimate_without_gold(readers: Sequence[ReaderJudgements], prior: Mapping[Ke
     others = len(readers) - 1
     method = "no gold: EM with the structure model" + (f" and {others} other reader{'s' * (others > 1)}" if others else "")
     discounts = _discounts(readers, cals, {k: float(v) for k, v in settled.items()})
-    return tuple(fixed[r.reader] if r.reader in fixed else replace(cal, method=cal.method or method, discount=d)
+    return tuple(fixed[r.reader] if r.reader in fixed else _no_worse_than_chance(replace(cal, method=cal.method or method,
+                                                                                        discount=d))
                  for r, cal, d in zip(readers, cals, discounts))
+
+
+def _no_worse_than_chance(cal: ReaderCalibration) -> ReaderCalibration:
+    """A reader that the estimate finds no better than chance (a yes no likelier on a cause than on any other
+    option) gets weight 0: without gold, no reader is trusted to say the opposite of what it means."""
+    if cal.fallback or cal.sensitivity is None or cal.specificity is None:
+        return cal
+    better = cal.platt()[0] > 0 if cal.kind == "probabilities" else cal.sensitivity + cal.specificity > 1
+    return cal if better else replace(cal, method=f"{cal.method}; no better than chance, so no weight", scale=0.0)
 
 
 def _evidence(cal: ReaderCalibration, x: np.ndarray, judgements: list[Judgement], raw: np.ndarray) -> np.ndarray:
