@@ -21,7 +21,7 @@ from causalgraph.experiments.calibration import (answer_analyses, answered_sets,
                                                   scale_choice, structure_only, with_gold, without_gold)
 from causalgraph.experiments.inputs import cv_inputs, shipped_bias
 from causalgraph.learn.calibration import calibrate_readers
-from causalgraph.learn.crossval import fold_scorers, held_out_regimes, node_vectors, resized_sets
+from causalgraph.learn.crossval import fold_scorers, held_out_regimes, resized_sets
 from causalgraph.analysis.analyse import subset_analysis
 from causalgraph.learn.scorer import edge_scores
 from causalgraph.readers.calibration import DEFAULT_SCALE, SCALES
@@ -114,7 +114,6 @@ def small_topics(analyses, models, readers, dev, bias, folds, sizes, seed=0) -> 
     """The dev questions of each topic cut into topics of k (seeded), each answered on its own: its readers
     calibrated without gold on its k questions alone, at each scale."""
     untrained = {stem: r for stem, r in readers.items() if not stem.startswith(TRAINED_ON_TRAIN)}
-    vectors = [node_vectors(a) for a in analyses]  # each topic's events encoded once for all its pieces
     for k in sizes:
         runs = []
         rng = random.Random(seed)
@@ -122,7 +121,7 @@ def small_topics(analyses, models, readers, dev, bias, folds, sizes, seed=0) -> 
             idx = [i for i, q in enumerate(analysis.topic.questions) if q.qid in dev]
             rng.shuffle(idx)
             for start in range(0, len(idx), k):
-                piece = subset_analysis(analysis, idx[start:start + k], topic_vectors)
+                piece = subset_analysis(analysis, idx[start:start + k])
                 runs.append(([piece], [edge_scores(piece.table, model)]))
         judged = set(dev)
         structure = fused_scores(runs, structure_only, bias, judged, folds)[0].mean()

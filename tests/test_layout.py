@@ -59,7 +59,7 @@ def test_stages_import_one_way():
 # The stages in order, as README.md draws them: each may import the ones before it, never one after it. reason/
 # comes before learn/ because cross-validating the edge scorer and choosing its bias score the whole answer set
 # program; the scorer only hands the solver a dict of probabilities.
-STAGES = ("config", "data", "text", "graph", "analysis", "readers", "reason", "learn", "experiments", "run", "view",
+STAGES = ("config", "data", "text", "graph", "evidence", "analysis", "readers", "reason", "learn", "experiments", "run", "view",
           "api", "cli")
 ENTRY_POINTS = {"causalgraph", "causalgraph.__main__"}  # the package (lazy exports) and `causalgraph COMMAND`
 

@@ -9,11 +9,11 @@ import pytest
 from causalgraph.cli import answer, sizes, train
 from causalgraph.data import load_labelled
 from causalgraph.experiments.sizes import THIN_QUESTIONS, thin_topics
-from causalgraph.graph.features import QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES, pair_table
+from causalgraph.analysis.table import pair_table
+from causalgraph.graph.features import QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES, structure_features
 from causalgraph.learn.scorer import EdgeScorer, dump_scorer, load_scorer
 from causalgraph.learn.crossval import TopicShape, cut_topic, sized_copies
 from causalgraph.experiments.inputs import labelled_analyses
-from causalgraph.text.embed import encode
 
 
 @pytest.fixture
@@ -39,7 +39,7 @@ def test_size_features_count_questions(analyses):
     row = dict(zip(STRUCTURE_FEATURES, cut.table.structure[0]))
     assert row["pair_n_questions"] == 1 and row["topic_n_questions"] == 1
     assert row["cause_n_mentions"] == 1 and row["target_n_mentions"] == 1
-    whole = pair_table(a.graph, encode([a.graph.nodes[n]["text"] for n in a.graph]))
+    whole = pair_table(a.graph, structure_features(a.graph, a.vectors))
     counts = whole.structure[:, [STRUCTURE_FEATURES.index(f) for f in SIZE_FEATURES]]
     assert counts.max() > 1 and (counts >= 1).all()
 

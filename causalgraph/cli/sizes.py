@@ -16,7 +16,8 @@ from tqdm import tqdm
 from ..data import DataError
 from ..experiments.inputs import labelled_analyses
 from ..experiments.sizes import SIZES, cut_all, format_curve, reader_rows, scorer_rows, size_name
-from ..graph.features import FEATURES, QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES
+from ..analysis.table import FEATURES
+from ..graph.features import QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES
 from ..learn.crossval import SIZE_COPIES, resized_sets, sized_copies
 from ..learn.scorer import EdgeScorer
 from ..readers.scores import load_reader_scores

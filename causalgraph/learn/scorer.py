@@ -15,7 +15,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from ..graph.features import FEATURES, QUESTION_FEATURES, STRUCTURE_FEATURES, PairTable
+from ..analysis.table import FEATURES, PairTable
+from ..graph.features import QUESTION_FEATURES, STRUCTURE_FEATURES
 from ..reason.solve import SolverParams
 
 
@@ -63,7 +64,12 @@ class EdgeScorer(ClassifierMixin, BaseEstimator):
             max_iter=self.max_iter, learning_rate=self.learning_rate, max_leaf_nodes=self.max_leaf_nodes,
             random_state=self.random_state,
         )
-        self.model_.fit(self._columns(X), y.astype(int) if y.dtype == bool else y, sample_weight=sample_weight)
+        X = self._columns(X)
+        if isinstance(X, pd.DataFrame) and (unknown := X.columns[X.isna().all()]).size:
+            # a feature never known in training (a group of documents none of the topics had) is constant to the
+            # trees; scikit-learn cannot bin a column of NaN alone
+            X = X.assign(**dict.fromkeys(unknown, 0.0))
+        self.model_.fit(X, y.astype(int) if y.dtype == bool else y, sample_weight=sample_weight)
         self.classes_ = self.model_.classes_
         self.n_features_in_, self.n_iter_ = self.model_.n_features_in_, self.model_.n_iter_
         if hasattr(self.model_, "feature_names_in_"):

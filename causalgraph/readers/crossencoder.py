@@ -17,7 +17,7 @@ from tqdm import tqdm
 from ..config import DEFAULT_ENCODER
 from ..data import Question, Topic, is_none_option, normalize_text
 from ..text.embed import encode, resolve_model_path
-from ..text.evidence import word_tokens
+from ..text.words import word_tokens
 from .base import Judgement, ReaderJudgements, cached_json
 from .passages import PassageIndex
 

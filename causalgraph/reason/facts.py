@@ -10,7 +10,7 @@ from collections.abc import Iterable
 import networkx as nx
 from clorm import ConstantStr, FactBase, Predicate, unify
 
-from ..graph.timeline import Timeline
+from ..evidence.timeline import Timeline
 from ..readers.base import ReaderJudgements, log_odds
 
 # --- input facts ---

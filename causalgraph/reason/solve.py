@@ -21,7 +21,7 @@ import networkx as nx
 from clorm import FactBase, control_add_facts
 
 from ..config import RULES_DIR
-from ..graph.timeline import Timeline
+from ..evidence.timeline import Timeline
 from ..readers.base import ReaderJudgements
 from .facts import Cause, Excluded, Forced, Select, read_atoms, topic_facts
 

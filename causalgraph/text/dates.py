@@ -109,6 +109,26 @@ def anchor_date(iso: str, stated: list[PartialDate]) -> datetime.date | None:
     return max(full) if full else None
 
 
+def day_number(d: PartialDate, year: int | None = None) -> int | None:
+    """The day a date stands for, as a proleptic Gregorian ordinal, at the precision it states: a missing year
+    is `year`, a missing month mid-year, a missing day mid-month; None without a year, or for no real day."""
+    year = d.year or year
+    if year is None:
+        return None
+    try:
+        return datetime.date(year, d.month or 7, d.day or (15 if d.month else 2)).toordinal()
+    except ValueError:
+        return None
+
+
+def iso_day(iso: str) -> int | None:
+    """The ordinal of a yyyy-mm-dd publication date; None for "" or no real day."""
+    try:
+        return datetime.date.fromisoformat(iso).toordinal() if iso else None
+    except ValueError:
+        return None
+
+
 def full_date(d: PartialDate | None) -> datetime.date | None:
     """The calendar day of a date that states year, month and day (None otherwise, or when it is no real day)."""
     if d is None or not (d.year and d.month and d.day):

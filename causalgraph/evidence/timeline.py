@@ -14,7 +14,8 @@ import networkx as nx
 import numpy as np
 
 from ..text.dates import PartialDate, is_after, parse_date
-from ..text.extract import TopicExtraction
+from ..text.extract import CueMatch, TopicExtraction
+from .retrieve import Retrieval
 
 MENTION_MIN = 0.6  # relevance (cosine + a share of BM25) a sentence needs to count as a mention of an event
 MENTIONS = 3  # mentions kept per event, best first
@@ -45,16 +46,16 @@ class Timeline:
         return (target, cause) in self.before
 
 
-def build_timeline(extraction: TopicExtraction, texts: list[str], norms: list[str], rel: np.ndarray,
-                   event_vectors: np.ndarray, cue_vectors: tuple[np.ndarray, np.ndarray]) -> Timeline:
-    """The timeline of the events (`texts`, `norms`: rows of `rel`, the event x sentence relevance, and of
-    `event_vectors`) from the extraction's sentences and cue matches (`cue_vectors`: their clauses' vectors).
-    An event's date is the one its own text states, else that of its best dated mention (sentence -1 in
-    `dates` stands for the event's text)."""
+def build_timeline(extraction: TopicExtraction, texts: list[str], norms: list[str], retrieval: Retrieval,
+                   event_vectors: np.ndarray, cue_vectors: dict[CueMatch, tuple[np.ndarray, np.ndarray]]) -> Timeline:
+    """The timeline of the events (`texts`, `norms`: rows of the `retrieval` and of `event_vectors`) from the
+    extraction's sentences and the cue matches of the retrieved sentences (`cue_vectors`: their clauses'
+    vectors). An event's date is the one its own text states, else that of its best dated mention (sentence
+    -1 in `dates` stands for the event's text)."""
     mentions: dict[str, tuple[int, ...]] = {}
     dates: dict[str, tuple[PartialDate, int]] = {}
     for e, norm in enumerate(norms):
-        best = [int(s) for s in np.argsort(-rel[e], kind="stable")[:MENTIONS] if rel[e, s] >= MENTION_MIN]
+        best = [s for s, r in retrieval.best(e, MENTIONS) if r >= MENTION_MIN]
         if best:
             mentions[norm] = tuple(best)
         dated = [(d, s) for s in best if (d := extraction.sentences[s].date) is not None]
@@ -69,12 +70,11 @@ def build_timeline(extraction: TopicExtraction, texts: list[str], norms: list[st
             if a != b and is_after(db, da) and max(sa, sb) >= 0:  # two event texts: later(E,T,dates) in rules/temporal.lp
                 before[(a, b)] = Edge("dates", tuple(s for s in (sa, sb) if s >= 0))
     causes: dict[tuple[str, str], Edge] = {}
-    cause_vecs, effect_vecs = cue_vectors
-    if len(extraction.cues):
-        cause_sim, effect_sim = event_vectors @ cause_vecs.T, event_vectors @ effect_vecs.T
-        for c, cue in enumerate(extraction.cues):
-            i, j = int(cause_sim[:, c].argmax()), int(effect_sim[:, c].argmax())
-            if i == j or cause_sim[i, c] < CLAUSE_MIN or effect_sim[j, c] < CLAUSE_MIN:
+    if cue_vectors and len(event_vectors):
+        for cue, (cause_vec, effect_vec) in cue_vectors.items():
+            cause_sim, effect_sim = event_vectors @ cause_vec, event_vectors @ effect_vec
+            i, j = int(cause_sim.argmax()), int(effect_sim.argmax())
+            if i == j or cause_sim[i] < CLAUSE_MIN or effect_sim[j] < CLAUSE_MIN:
                 continue
             edge = Edge(cue.cue, (cue.sentence,))
             before.setdefault((norms[i], norms[j]), edge)
