@@ -75,7 +75,7 @@ def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool 
     extraction = TopicExtraction.join(docs, read(docs))
     graph = build_graph(topic)
     vectors = encode([graph.nodes[n]["text"] for n in graph], encoder)
-    evidence = read_evidence(extraction, graph, candidate_pairs(graph), vectors, encoder)
+    evidence = read_evidence(extraction, graph, candidate_pairs(graph), encoder)
     table = pair_table(graph, structure_features(graph, vectors), evidence.features)
     return TopicAnalysis(without_text(topic), graph, table, extraction, evidence, vectors, encoder)
 

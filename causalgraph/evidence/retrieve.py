@@ -15,6 +15,7 @@ from ..text.words import word_tokens
 BM25_WEIGHT = 0.2  # share of the (per-event max-normalised) BM25 score in a sentence's relevance
 CANDIDATES = 8  # sentences BM25 puts forward per event; the only ones embedded
 TOP_K = 3  # an event's best sentences, its mentions
+QUANTIZED = True  # the evidence stage encodes with the encoder's int8 version (see text.embed.encode)
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def retrieve(extraction: TopicExtraction, event_texts: list[str], event_vectors:
     sentences = np.array(sorted({s for r in ranked for s in r}), dtype=int)
     column = {int(s): j for j, s in enumerate(sentences)}
     lexical /= np.maximum(lexical.max(axis=1, keepdims=True), 1e-9)
-    vectors = encode([extraction.sentences[s].text for s in sentences], encoder)
+    vectors = encode([extraction.sentences[s].text for s in sentences], encoder, QUANTIZED)
     relevance = event_vectors @ vectors.T + BM25_WEIGHT * lexical[:, sentences]
     candidates = tuple(np.array(sorted(column[s] for s in r), dtype=int) for r in ranked)
     return Retrieval(sentences, relevance, candidates)

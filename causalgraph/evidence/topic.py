@@ -13,7 +13,7 @@ from ..text.dates import later_pairs
 from ..text.embed import encode
 from ..text.extract import CueMatch, TopicExtraction
 from .features import EVIDENCE_FEATURES, PairReader, Source
-from .retrieve import Retrieval, retrieve
+from .retrieve import QUANTIZED, Retrieval, retrieve
 from .timeline import Timeline, build_timeline
 
 
@@ -50,14 +50,15 @@ def cue_clause_vectors(extraction: TopicExtraction, retrieval: Retrieval,
     cues = list(dict.fromkeys(c for c in extraction.cues if c.sentence in kept))
     if not cues:
         return {}
-    causes, effects = encode([c.cause for c in cues], encoder), encode([c.effect for c in cues], encoder)
-    return {c: (causes[i], effects[i]) for i, c in enumerate(cues)}
+    vectors = encode([c.cause for c in cues] + [c.effect for c in cues], encoder, QUANTIZED)
+    return {c: (vectors[i], vectors[len(cues) + i]) for i, c in enumerate(cues)}
 
 
-def read_evidence(extraction: TopicExtraction, graph: nx.DiGraph, pairs: list[tuple[int, int]], vectors: np.ndarray,
+def read_evidence(extraction: TopicExtraction, graph: nx.DiGraph, pairs: list[tuple[int, int]],
                   encoder: str) -> DocumentEvidence:
-    """The evidence of the graph's events (node i: row i of `vectors`) and candidate `pairs`."""
+    """The evidence of the graph's events and candidate `pairs`."""
     texts = [graph.nodes[n]["text"] for n in graph]
+    vectors = encode(texts, encoder, QUANTIZED)
     retrieval = retrieve(extraction, texts, vectors, encoder)
     cue_vectors = cue_clause_vectors(extraction, retrieval, encoder)
     reader = PairReader(extraction, retrieval, texts, vectors, cue_vectors)
