@@ -46,7 +46,8 @@ class Answer:
 
     @property
     def reason(self) -> str:
-        """One line: the chosen labels with their edge scores, and why the others were not chosen."""
+        """One line: each option with its scores and what decided it, whether the answer is a forced guess, and
+        its confidence."""
         return reason_line(self.explanation)
 
     def submission(self) -> dict:
@@ -118,7 +119,8 @@ def answer_topic(
     probabilities = edge_scores(analysis.table, scorer)
     scored = time.perf_counter()
     readers = tuple(r.for_questions(q.qid for q in analysis.topic.questions) for r in readers)
-    solution = solve_analysis(analysis, probabilities, without, with_scorer_bias(params, scorer), time_limit, readers)
+    solution = solve_analysis(analysis, probabilities, without, with_scorer_bias(params, scorer), time_limit, readers,
+                              explain=True)
     if seconds is not None:
         seconds.update(scoring=scored - start, solving=time.perf_counter() - scored)
     return probabilities, solution
