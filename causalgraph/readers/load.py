@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..data import Topic, load_split
+from ..data import Topic, load_data
 from .base import ReaderJudgements
 from .crossencoder import CrossEncoderReader
 from .llm import LLMReader
@@ -24,7 +24,7 @@ def crossencoder_reader(model: str, weight: int = 100, cache_dir: Path | None = 
         raise OSError(f"{model}: cannot load the model ({str(err).splitlines()[0]})") from None
 
 
-def load_readers(data: str | os.PathLike, split: str, topics: list[Topic], *, scores: Iterable[str | os.PathLike] = (),
+def load_readers(data: str | os.PathLike, split: str | None, topics: list[Topic], *, scores: Iterable[str | os.PathLike] = (),
                  crossencoder: str | None = None, llm_url: str | None = None, llm_model: str = "default",
                  llm_key_env: str = "OPENAI_API_KEY", llm_concurrency: int = 4, llm_response_format: str = "json_schema",
                  weight: int = 100, cache_dir: Path | None = None,
@@ -35,7 +35,7 @@ def load_readers(data: str | os.PathLike, split: str, topics: list[Topic], *, sc
     readers = []
     scores = list(scores)
     if scores:
-        questions = {q.qid: q for topic in load_split(data, split) for q in topic.questions}
+        questions = {q.qid: q for topic in load_data(data, split) for q in topic.questions}
         readers += load_reader_files(scores, questions, weight)
     if crossencoder:
         readers.append(crossencoder_reader(crossencoder, weight, cache_dir).judge(topics, progress=progress))
