@@ -12,9 +12,9 @@ from .facts import Excluded, Forced, Why, describe, log_odds
 from .solve import Confidence, Solution
 
 # Kinds of why/4 whose reason comes from another question (its id is the atom's last argument).
-FROM_OTHER = ("carried", "carried_guess", "none_in", "mutual", "cap_in", "shared")
+FROM_OTHER = ("carried", "carried_guess", "none_in", "mutual", "cap_in", "shared", "serves")
 # Kinds of a rejected option that would be chosen on its own gain (rules/explain.lp, rank 4): what cost it.
-COSTS = ("none_in", "mutual", "cap", "cap_in", "doc_after", "shortcut", "pair_short", "shared")
+COSTS = ("none_in", "mutual", "cap", "cap_in", "doc_after", "shortcut", "pair_short", "shared", "serves")
 
 
 def atom_record(atom) -> dict:
@@ -50,6 +50,9 @@ def own_reason(solution: Solution, qid: str, label: str | None) -> str:
 def why_sentence(graph: nx.DiGraph, solution: Solution, qid: str, label: str) -> str:
     """One sentence naming what decided label `label` of question `qid`, from its why atoms."""
     atoms = solution.why_atoms(qid, label)
+    slots = graph.graph["questions"][qid]
+    if label not in slots.options and label != slots.none_label:
+        return 'not chosen: a second "None of the others" option, which the program leaves out'
     if not atoms:
         return "no explanation atoms (solved without explanations)"
     gain = solution.gains.get((qid, label))
@@ -106,6 +109,8 @@ def cost_words(graph: nx.DiGraph, solution: Solution, qid: str, label: str, atom
         "pair_short": "summed over the questions that offer the same pair, its evidence falls short of the precision "
                       f"bias by {by(solution.pair_gains.get((qid, label)))}",
         "shared": f"consistency would select it in {other} too, where its evidence also falls short of the bias",
+        "serves": f"{', '.join(sorted(solution.answers[qid]))}, chosen here, is chosen in {other} too, so one guess "
+                  "answers both",
     }[atom.kind]
 
 
@@ -117,6 +122,7 @@ SHORT = {
     "none_answer": "the question answers None", "none_in": "{other} answers None", "mutual": "reverse pair in {other}",
     "cap": "at most three labels", "cap_in": "{other} holds three labels", "doc_after": "documents place it after",
     "shortcut": "a shortcut", "pair_short": "the pair falls short", "shared": "would be taken in {other} too",
+    "serves": "the guess chosen also answers {other}",
     "short": "short of the bias by {gain}",
 }
 
@@ -135,7 +141,7 @@ def confidence_words(confidence: dict | None) -> str:
     if confidence["next_best"] is None:
         return "the rules allow no other answer"
     if confidence["prior"]:
-        return f"the next best answer, {confidence['next_best']}, breaks the None prior"
+        return f"the next best answer, {confidence['next_best']}, would take a question's None answer away (the None prior)"
     if confidence["margin"] == 0:
         return f"a tie with {confidence['next_best']}"
     return f"the next best answer, {confidence['next_best']}, costs {confidence['margin']} more"
@@ -198,6 +204,21 @@ def option_note(opt: dict) -> str:
     note = f"p={opt['score']:.2f}" if opt["score"] is not None else "unscored"
     return note + "".join(f", {r['reader']} " + (f"p={r['probability']:.2f}" if r["probability"] is not None
                                                   else ("yes" if r["verdict"] else "no")) for r in opt.get("readers", []))
+
+
+def summary(record: dict) -> str:
+    """A question's answer in a few words: what decided each chosen option (unless it is only a forced guess,
+    which is said apart), and how far the answer wins."""
+    chosen = {label: opt for label, opt in record["options"].items() if opt["selected"]}
+    kinds = {d["kind"] for o in chosen.values() for d in o["decided_by"]}
+    whys = [] if kinds == {"guess"} else [
+        short_why(o) if len(chosen) == 1 else f"{label}: {short_why(o)}" for label, o in chosen.items()]
+    confidence = record.get("confidence")
+    if confidence is not None and not (confidence["prior"] and kinds & {"none_empty", "none_prior"}):
+        whys.append("no other answer allowed" if confidence["next_best"] is None else
+                    f"next best {confidence['next_best']}: " + ("loses a None answer" if confidence["prior"] else
+                                                                f"+{confidence['margin']}"))
+    return "; ".join(whys)
 
 
 def answer_flags(record: dict) -> str:

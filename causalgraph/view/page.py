@@ -23,7 +23,7 @@ from ..config import TEMPLATES_DIR
 from ..data import Question, Topic
 from ..graph.topic import candidate_pairs
 from ..readers.base import ReaderJudgements
-from ..reason.explain import confidence_words, explain_question, short_why
+from ..reason.explain import confidence_words, explain_question, summary
 from ..reason.facts import Excluded, describe, log_odds
 from ..reason.solve import Solution
 from ..run.output import write_files
@@ -148,7 +148,7 @@ def question_view(question: Question, graph: nx.DiGraph, scores: dict[tuple[int,
     return {
         "record": record,
         "options": options,
-        "summary": "; ".join(f"{o['label']}: {short_why(o)}" for o in options if o["selected"]),
+        "summary": summary(record),
         "confidence": confidence_words(record["confidence"]),
         "gold": None if question.gold is None else ",".join(sorted(question.gold)),
         "target_evidence": evidence_of(evidence, target),
