@@ -141,7 +141,7 @@ def confidence_words(confidence: dict | None) -> str:
     if confidence["next_best"] is None:
         return "the rules allow no other answer"
     if confidence["prior"]:
-        return f"the next best answer, {confidence['next_best']}, would take a question's None answer away (the None prior)"
+        return f"the next best answer, {confidence['next_best']}, would take a question's None answer away, against the None prior"
     if confidence["margin"] == 0:
         return f"a tie with {confidence['next_best']}"
     return f"the next best answer, {confidence['next_best']}, costs {confidence['margin']} more"
