@@ -160,7 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     if thin := thin_topics(topics, bool(readers), reads_documents(scorer))[1]:  # once per run: small topics, no reader
         logging.getLogger(__name__).warning(thin)
     params = SolverParams(bias=args.bias, none_prior=args.none_prior)
-    settings = Settings(model, args.without, params, args.time_limit, cache, readers)
+    # what decided each option is solved for only where it is shown: --explain, or the printed answers
+    explain = args.demo or args.out is None or args.explain is not None
+    settings = Settings(model, args.without, params, args.time_limit, cache, readers, explain)
     try:
         settings = calibrated_settings(topics, settings, args.reader_weight,
                                        calibrations and match_calibrations(readers, calibrations, args.reader_calibration))

@@ -11,7 +11,7 @@ import dataclasses
 import enum
 import logging
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -286,16 +286,21 @@ class TopicProgram:
         switched += [clingo.Function("was", [clingo.String(qid), clingo.String(label)]) for label in sorted(answer)]
         for symbol in switched:
             self.control.assign_external(symbol, True)
+        # only the question's select atoms are read back: typing every shown atom of every such solve would
+        # take longer than the solves
+        selects = lambda symbols: FactBase(Select(s.arguments[0].string, s.arguments[1].string) for s in symbols
+                                           if s.match("select", 2) and s.arguments[0].string == qid)
         try:
-            return self.solve(groups, questions, time_limit)
+            return self.solve(groups, questions, time_limit, read=selects)
         finally:
             for symbol in switched:
                 self.control.assign_external(symbol, False)
 
     def solve(self, groups: Iterable[str], questions: Iterable[str] | None = None,
-              time_limit: float | None = None, assumed: Iterable[tuple[clingo.Symbol, bool]] = ()) -> SolveResult:
+              time_limit: float | None = None, assumed: Iterable[tuple[clingo.Symbol, bool]] = (),
+              read: Callable[[list[clingo.Symbol]], FactBase] = read_atoms) -> SolveResult:
         """Solve with active(G) assumed exactly for `groups` and q_active(Q) for `questions` (None: all), and
-        the atoms of `assumed` as given.
+        the atoms of `assumed` as given; `read` makes the result's atoms of the best answer set's shown symbols.
         Core-guided search finds no answer set before it proves the optimum; when it runs out of time,
         branch-and-bound, which improves answer sets step by step, gets another time_limit (and runs on until
         its first answer set if it has none by then)."""
@@ -303,10 +308,10 @@ class TopicProgram:
         questions = set(self.questions) if questions is None else set(questions)
         assumptions = [(s, g in groups) for g, s in self.groups.items()]
         assumptions += [(s, q in questions) for q, s in sorted(self.questions.items())] + list(assumed)
-        found = self._search(assumptions, time_limit, wait_for_model=False)
+        found = self._search(assumptions, time_limit, wait_for_model=False, read=read)
         if found.status is Status.UNKNOWN:
             with self._strategy(FALLBACK_STRATEGY):
-                found = self._search(assumptions, time_limit, wait_for_model=True)
+                found = self._search(assumptions, time_limit, wait_for_model=True, read=read)
         return found
 
     @contextmanager
@@ -318,7 +323,7 @@ class TopicProgram:
         finally:
             self.control.configuration.solver.opt_strategy = OPT_STRATEGY  # type: ignore[union-attr]
 
-    def _search(self, assumptions, time_limit: float | None, wait_for_model: bool) -> SolveResult:
+    def _search(self, assumptions, time_limit: float | None, wait_for_model: bool, read=read_atoms) -> SolveResult:
         """One optimising search under `assumptions`; with `wait_for_model`, it runs past the time limit until
         its first answer set."""
         best: dict = {}
@@ -342,7 +347,7 @@ class TopicProgram:
             return SolveResult(Status.UNKNOWN)
         # a program without weak constraints stops at its first answer set, optimal as any other
         status = Status.OPTIMAL if finished and (result.exhausted or not best["cost"]) else Status.SATISFIABLE
-        return SolveResult(status, read_atoms(best["symbols"]), best["cost"])
+        return SolveResult(status, read(best["symbols"]), best["cost"])
 
 
 @dataclass(frozen=True)
