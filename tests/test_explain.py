@@ -8,7 +8,7 @@ import random
 import pytest
 
 from causalgraph.data import Question, Topic
-from causalgraph.graph.topic import build_graph, candidate_pairs
+from causalgraph.graph.topic import build_graph
 from causalgraph.reason.facts import Forced, log_odds
 from causalgraph.reason.solve import SolverParams, solve_topic
 

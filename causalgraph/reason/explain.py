@@ -11,8 +11,6 @@ from ..readers.base import ReaderJudgements
 from .facts import Excluded, Forced, Why, describe, log_odds
 from .solve import Confidence, Solution
 
-# Kinds of why/4 whose reason comes from another question (its id is the atom's last argument).
-FROM_OTHER = ("carried", "carried_guess", "none_in", "mutual", "cap_in", "shared", "serves")
 # Kinds of a rejected option that would be chosen on its own gain (rules/explain.lp, rank 4): what cost it.
 COSTS = ("none_in", "mutual", "cap", "cap_in", "doc_after", "shortcut", "pair_short", "shared", "serves")
 
@@ -33,18 +31,16 @@ def same_pair_label(graph: nx.DiGraph, qid: str, label: str, other: str) -> str 
 
 
 def by(gain: int | None) -> str:
+    """A gain's size, as the sentences say it ("clears the bias by 62", "falls short by 40")."""
     return "?" if gain is None else str(abs(gain))
 
 
 def own_reason(solution: Solution, qid: str, label: str | None) -> str:
-    """The words of a question's own reason for a label (prior, evidence or a guess), for a carried pair."""
-    kinds = {w.kind for w in solution.why_atoms(qid, label or "")}
-    gain = solution.gains.get((qid, label or ""))
-    if "prior" in kinds:
+    """The words of a question's own reason for a label it chose, a prior or its evidence (rules/explain.lp's
+    own/2), for the questions that consistency carries the pair to."""
+    if any(w.kind == "prior" for w in solution.why_atoms(qid, label or "")):
         return "the question offers its text twice (construction prior)"
-    if "evidence" in kinds:
-        return f"its evidence clears the precision bias by {by(gain)}"
-    return "it is a forced guess"
+    return f"its evidence clears the precision bias by {by(solution.gains.get((qid, label or '')))}"
 
 
 def why_sentence(graph: nx.DiGraph, solution: Solution, qid: str, label: str) -> str:
@@ -232,7 +228,8 @@ def answer_flags(record: dict) -> str:
 def reason_line(record: dict) -> str:
     """One line: each chosen option, then each other one, with its scores and, in a few words, what decided it;
     last, whether the answer is a forced guess, and its confidence."""
-    chosen, rejected = [], []
+    chosen: list[str] = []
+    rejected: list[str] = []
     for label, opt in record["options"].items():
         (chosen if opt["selected"] else rejected).append(f"{label} ({option_note(opt)}: {short_why(opt)})")
     line = ", ".join(chosen) + (f"; not {', '.join(rejected)}" if rejected else "")
