@@ -8,7 +8,7 @@ import networkx as nx
 
 from ..data import LABELS, Question
 from ..readers.base import ReaderJudgements
-from .facts import Excluded, Forced, Why, describe, log_odds
+from .facts import Excluded, Forced, describe, log_odds
 from .solve import Confidence, Solution
 
 # Kinds of a rejected option that would be chosen on its own gain (rules/explain.lp, rank 4): what cost it.
@@ -59,7 +59,10 @@ def why_sentence(graph: nx.DiGraph, solution: Solution, qid: str, label: str) ->
             head = f"not chosen, though its evidence clears the precision bias by {gain}: "
         else:
             head = f"not chosen, though a better guess than {', '.join(chosen)}: "
-        return head + "; ".join(cost_words(graph, solution, qid, label, a) for a in atoms)
+        others: dict[str, list[str]] = {}  # kind -> the questions its atoms name, in order
+        for a in atoms:
+            others.setdefault(a.kind, []).append(a.other)
+        return head + "; ".join(cost_words(solution, qid, label, k, qs) for k, qs in others.items())
     pair_gain = solution.pair_gains.get((qid, label))
     real = [l for l in chosen if (qid, l) in solution.gains]
     words = {
@@ -90,12 +93,14 @@ def why_sentence(graph: nx.DiGraph, solution: Solution, qid: str, label: str) ->
                      else "not chosen by the optimum; no rule names why")
 
 
-def cost_words(graph: nx.DiGraph, solution: Solution, qid: str, label: str, atom: Why) -> str:
-    """What cost a rejected option that would be chosen on its own gain."""
-    other = atom.other
+def cost_words(solution: Solution, qid: str, label: str, kind: str, questions: list[str]) -> str:
+    """What cost a rejected option that would be chosen on its own gain: the why atoms of one `kind`, which
+    name `questions`."""
+    other = " and ".join(questions)
     return {
-        "none_in": f"{other} offers the same pair and answers None (the None prior), and consistency would select it "
-                   "there too",
+        "none_in": f"{other} {'offers' if len(questions) == 1 else 'offer'} the same pair and "
+                   f"{'answers' if len(questions) == 1 else 'answer'} None (the None prior), and consistency would "
+                   "select it there too",
         "mutual": f"{other} chose the target as a cause of this event, and two events cannot cause each other "
                   "(consistency)",
         "cap": 'cut by "at most three labels": three others are chosen',
@@ -106,8 +111,8 @@ def cost_words(graph: nx.DiGraph, solution: Solution, qid: str, label: str, atom
                       f"bias by {by(solution.pair_gains.get((qid, label)))}",
         "shared": f"consistency would select it in {other} too, where its evidence also falls short of the bias",
         "serves": f"{', '.join(sorted(solution.answers[qid]))}, chosen here, is chosen in {other} too, so one guess "
-                  "answers both",
-    }[atom.kind]
+                  "answers them all",
+    }[kind]
 
 
 SHORT = {
