@@ -9,6 +9,7 @@ topics, read each answer's labels and explanation.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import closing
@@ -18,8 +19,9 @@ from typing import Mapping, Protocol
 
 from .analysis.cache import AnalysisCache
 from .config import DEFAULT_MODEL, DEMO_DATA
-from .data import Topic, load_split
+from .data import Topic, load_data, load_split
 from .data.load import warn_without_documents
+from .experiments.sizes import thin_topics
 from .learn.calibration import load_calibrations, match_calibrations
 from .learn.scorer import EdgeScorer, reads_documents
 from .readers.base import ReaderJudgements
@@ -35,10 +37,14 @@ class Reader(Protocol):
     def judge(self, topics: list[Topic], progress: bool = True) -> ReaderJudgements: ...
 
 
-def load_topics(root: str | os.PathLike, split: str = "test", topics: Iterable[int] | None = None) -> list[Topic]:
-    """The topics of one split of an AER data folder (either layout), their questions and documents; `topics`
-    restricts to those ids. DataError, naming the file and line, on bad input."""
-    return load_split(root, split, topics)
+log = logging.getLogger(__name__)
+
+
+def load_topics(path: str | os.PathLike, split: str | None = None, topics: Iterable[int] | None = None) -> list[Topic]:
+    """Topics with their questions and documents: your own (a folder holding questions.jsonl and, optionally,
+    docs.json, or one JSON or YAML topic file; no split), or one split of an AER data folder in either layout
+    (default test); `topics` restricts to those ids. DataError, naming the file and line, on bad input."""
+    return load_data(path, split, topics)
 
 
 def demo_topics() -> list[Topic]:
@@ -99,7 +105,8 @@ class Reasoner:
 
     def answer(self, topics: Iterable[Topic], workers: int = 1) -> Iterator[Answer]:
         """The answer of every question of the topics, topic by topic in input order, each topic solved at once.
-        `workers` > 1 answers topics in that many processes. A topic that fails raises RuntimeError naming it."""
+        `workers` > 1 answers topics in that many processes. A topic that fails raises RuntimeError naming it.
+        Like `answer`, it warns (logging, logger `causalgraph.api`) when small topics are answered without a reader."""
         topics = list(topics)
         warn_without_documents(topics)
         settings = self.settings
@@ -112,6 +119,8 @@ class Reasoner:
         else:
             calibrations = None
         settings = calibrated_settings(topics, settings, self.reader_weight, calibrations)
+        if thin := thin_topics(topics, bool(settings.readers), self.reads_documents)[1]:
+            log.warning(thin)
         with closing(answer_topics(topics, settings, workers)) as outcomes:
             for topic, outcome in zip(topics, outcomes):
                 outcome.replay_logs()

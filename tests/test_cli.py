@@ -33,10 +33,13 @@ def test_demo_prints_questions_options_answers_and_a_checkable_score(capsys, dem
     for question, block in zip(questions, blocks):
         assert block.startswith(f"{question.qid}: what directly caused \"{question.target}\"?")
         assert all(question.option(label) in block for label in LABELS)  # the option texts
-        found = re.search(r"answer ([A-D,]+), gold ([A-D,]+): score ([\d.]+)", block)
+        found = re.search(r"answer ([A-D,]+)(?: \(.*\))?; gold ([A-D,]+): score ([\d.]+)", block)
         assert found and found[2] == ",".join(sorted(question.gold))
         predicted = frozenset(found[1].split(","))
         assert {line.split()[1] for line in block.splitlines() if line.startswith("  * ")} == predicted
+        # under each option, what decided it
+        whys = [line.strip() for line in block.splitlines() if line.startswith(" " * 15)]
+        assert len(whys) == 4 and all(w.startswith(("chosen", "not chosen")) for w in whys)
         assert float(found[3]) == question_score(predicted, question.gold)
         scores.append(float(found[3]))
     assert f"Score {sum(scores) / len(scores):.3f} over 8 questions" in out and "causalgraph evaluate" in out

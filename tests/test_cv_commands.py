@@ -22,7 +22,10 @@ def test_ablation_prints_both_regimes(labelled, capsys):
     captured = capsys.readouterr()
     printed = captured.out
     assert printed.count("| full program |") == 2 and "| without consistency |" in printed
-    assert "analysing" in captured.err and captured.err.count("programs") >= 2  # progress bars on stderr
+    err = captured.err  # progress on stderr, at every step:
+    assert "analysing" in err and "loading spaCy and all-MiniLM-L6-v2" in err  # the models load (cold cache)
+    assert "cutting each topic into copies of the test split's topic shapes: done in" in err
+    assert err.count("training the scorers of 3 folds") >= 2 and err.count("solving: without consistency") >= 2
 
 
 def test_encoders_prints_one_row_per_encoder(labelled, capsys):

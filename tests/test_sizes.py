@@ -94,7 +94,11 @@ def test_thin_topics_name_small_topics_without_a_reader(labelled):
     small = [replace(t, questions=t.questions[:THIN_QUESTIONS - 1]) for t in topics[:2]]
     ids, message = thin_topics(small + topics[2:], readers=False)
     assert ids == [1, 2] and "topics 1, 2:" in message and "--reader-scores" in message and "--llm-url" in message
-    assert "--crossencoder" in message and "\n" not in message
+    # only what works offline: no hub name, and documents only where a topic lacks them and the scorer reads them
+    assert "--crossencoder" not in message and "\n" not in message and "documents" not in message
+    bare = [replace(t, documents=[]) for t in small]
+    assert "give topics 1, 2 their documents" in thin_topics(bare, readers=False)[1]
+    assert "documents" not in thin_topics(bare, readers=False, documents=False)[1]
     assert thin_topics(small, readers=True) == ([], None)
 
 

@@ -1,4 +1,5 @@
-"""`causalgraph answer`: answer every question of a split (or the built-in demo topic)."""
+"""`causalgraph answer`: answer every question of your own topics, of a split of the AER data, or of the built-in
+demo topic; without --out, print each answer and what decided each option."""
 
 from __future__ import annotations
 
@@ -14,13 +15,14 @@ from tqdm import tqdm
 
 from ..analysis.cache import AnalysisCache
 from ..config import DEFAULT_MODEL, DEMO_DATA, default_cache_dir
-from ..data import SPLITS, DataError, Topic, data_files, load_split, question_score
+from ..data import SPLITS, DataError, Topic, input_files, load_data, question_score
 from ..experiments.sizes import thin_topics
 from ..data.load import warn_without_documents
 from ..readers.llm import EndpointError
 from ..learn.calibration import load_calibrations, match_calibrations
 from ..learn.scorer import reads_documents
 from ..reason.solve import SWITCHABLE, SolverParams
+from ..reason.explain import answer_flags
 from ..run.batch import STAGES, Answer, Settings, TopicAnswer, answer_topics, scorer_for
 from ..run.calibrate import calibrated_settings
 from ..run.output import check_outputs, jsonl, write_files
@@ -33,9 +35,13 @@ def build_parser() -> argparse.ArgumentParser:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--demo", action="store_true",
                         help="answer the built-in demo topic and print each question, its options, the answer and its score")
-    source.add_argument("--data", type=Path, help="AER data folder (../shared/aer or the public repository layout)")
-    parser.add_argument("--split", default="test", choices=SPLITS, help="the split of --data to answer (default test)")
-    parser.add_argument("--out", type=Path, help='submission JSONL: {"id", "answer"} a line')
+    source.add_argument("--data", type=Path, metavar="PATH",
+                        help="your own topics: a folder holding questions.jsonl (and docs.json), or one .json/.yaml file "
+                             "of documents and questions; or an AER data folder with splits (../shared/aer or the "
+                             "public repository layout)")
+    parser.add_argument("--split", choices=SPLITS, help="the split of an AER data folder to answer (default test)")
+    parser.add_argument("--out", type=Path, help='submission JSONL: {"id", "answer"} a line; without it, the answers are '
+                                                 "printed with what decided each option")
     parser.add_argument("--explain", type=Path, help="JSONL with each option's edge score and the rules that fired")
     parser.add_argument("--topics", type=parse_topics, help="only these topic ids, e.g. 37,40-42")
     parser.add_argument("--without", type=parse_groups, default=frozenset(), help=f"rule groups to switch off: {','.join(SWITCHABLE)}")
@@ -96,26 +102,34 @@ def summary(answers: list[TopicAnswer], topics: int, seconds: float) -> str:
     )
 
 
-def demo_report(topics: list[Topic], answers: list[Answer]) -> str:
-    """Each topic, then each question: its target, its options' texts with the edge scorer's probability, the
-    answer with its reasons, and (where the gold answer is known) the gold answer and the official score."""
+def readable_report(topics: list[Topic], answers: list[Answer]) -> str:
+    """Each topic, then each question: its target, its options' texts with the edge scorer's probability and a
+    sentence on what decided each, the answer (marked where it is a forced guess, with its confidence) and, where
+    the gold answer is known, the gold answer and the official score."""
     questions = {q.qid: q for t in topics for q in t.questions}
-    lines = [f"Topic {t.topic_id}: {t.title} ({plural(len(t.documents), 'document')})" for t in topics]
-    lines.append("p: the edge scorer's probability that the option directly caused the target; "
-                 "* marks the options chosen")
+    titles = {t.topic_id: f"Topic {t.topic_id}{': ' + t.title if t.title else ''} ({plural(len(t.documents), 'document')})"
+              for t in topics}
+    legend = ("p: the edge scorer's probability that the option directly caused the target; * marks the options "
+              "chosen; evidence, the precision bias and margins are in log-odds x 100")
+    lines: list[str] = []
     question_scores = []
+    shown_topic = None
     for answer in answers:
         question, record = questions[answer.qid], answer.explanation
+        if question.topic_id != shown_topic:
+            shown_topic = question.topic_id
+            lines += [*([""] if lines else []), titles[question.topic_id], *([] if lines else [legend])]
         lines += ["", f"- {answer.qid}: what directly caused \"{question.target}\"?"]
         for label, option in record["options"].items():
             p = "     -" if option.get("score") is None else f"p={option['score']:.2f}"
             lines.append(f"  {'*' if option['selected'] else ' '} {label}  {p}  {option['text']}")
-        if question.gold is None:
-            lines.append(f"  answer {record['answer']}")
-        else:
+            lines.append(f"               {option['why']}")
+        flags = answer_flags(record)
+        line = f"  answer {record['answer']}" + (f" ({flags})" if flags else "")
+        if question.gold is not None:
             question_scores.append(question_score(answer.labels, question.gold))
-            lines.append(f"  answer {record['answer']}, gold {','.join(sorted(question.gold))}: score {question_scores[-1]:g}")
-        lines.append(f"  why: {answer.reason}")
+            line += f"; gold {','.join(sorted(question.gold))}: score {question_scores[-1]:g}"
+        lines.append(line)
     if question_scores:
         lines += ["", f"Score {sum(question_scores) / len(question_scores):.3f} over {plural(len(question_scores), 'question')} with a gold answer (the "
                   "official metric: 1 for the exact set, 0.5 for a non-empty subset of it, else 0); "
@@ -128,15 +142,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
-    if not args.demo and args.out is None and args.explain is None:
-        parser.error("give --out (and/or --explain) with --data")
     check_reader_options(parser, args)
     data, split = (DEMO_DATA, "sample") if args.demo else (args.data, args.split)
     try:
         outputs = check_outputs({"--out": args.out, "--explain": args.explain, "--timings": args.timings},
-                                [*data_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
+                                [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
         calibrations = load_calibrations(args.reader_calibration) if args.reader_calibration else None
-        topics = load_split(data, split, args.topics)
+        topics = load_data(data, split, args.topics)
         warn_without_documents(topics)
         model = args.model.resolve()
         scorer, encoder = scorer_for(model)
@@ -145,10 +157,12 @@ def main(argv: list[str] | None = None) -> int:
     except (DataError, OSError, ValueError, EndpointError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    if thin := thin_topics(topics, bool(readers))[1]:  # once per run: the size curve's small topics, no reader
+    if thin := thin_topics(topics, bool(readers), reads_documents(scorer))[1]:  # once per run: small topics, no reader
         logging.getLogger(__name__).warning(thin)
     params = SolverParams(bias=args.bias, none_prior=args.none_prior)
-    settings = Settings(model, args.without, params, args.time_limit, cache, readers)
+    # what decided each option is solved for only where it is shown: --explain, or the printed answers
+    explain = args.demo or args.out is None or args.explain is not None
+    settings = Settings(model, args.without, params, args.time_limit, cache, readers, explain)
     try:
         settings = calibrated_settings(topics, settings, args.reader_weight,
                                        calibrations and match_calibrations(readers, calibrations, args.reader_calibration))
@@ -173,9 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as err:
         print(f"error: {err}; no output written", file=sys.stderr)
         return 2
-    if args.demo:
-        print(demo_report(topics, answered))
-    else:
+    if args.demo or args.out is None:
+        print(readable_report(topics, answered))
+    if not args.demo:
         print(summary(answers, len(topics), time.perf_counter() - start), file=sys.stderr)
     for failure in failures:
         print(f"error: {failure}", file=sys.stderr)

@@ -8,6 +8,8 @@ import io
 import os
 import re
 import sys
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..config import DEFAULT_ENCODER, default_cache_dir
@@ -28,6 +30,18 @@ ENTRY = {"prefix": "python -m causalgraph."}
 def prog(command: str) -> str:
     """The usage line's name of a command, as it was run: `causalgraph answer` or `python -m causalgraph.answer`."""
     return f"{ENTRY['prefix']}{command}"
+
+
+@contextmanager
+def step(what: str, show: bool = True):
+    """A step with no progress of its own to show: on stderr, what it does when it starts, and its seconds when
+    it ends (nothing unless `show`)."""
+    start = time.perf_counter()
+    if show:
+        print(f"{what} ...", file=sys.stderr, flush=True)
+    yield
+    if show:
+        print(f"{what}: done in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

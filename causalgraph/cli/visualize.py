@@ -1,5 +1,8 @@
-"""`causalgraph visualize`: one topic's event graph as a self-contained interactive HTML page
-(see view/page.py for what it shows)."""
+"""`causalgraph visualize`: one topic's event graph as a self-contained interactive HTML page, to open in a
+browser (nothing is fetched from the network). Events are nodes (targets as boxes); an edge is a candidate
+cause, coloured and sized by its edge score; the chosen causes glow green and edges a rule excluded are dashed.
+Hovering shows texts, scores, rule atoms and evidence sentences; picking a question highlights its target and
+options and shows, for each option, its score and what decided it."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from tqdm import tqdm
 
 from ..analysis.analyse import analyse_topic
 from ..config import DEFAULT_MODEL, DEMO_DATA
-from ..data import SPLITS, DataError, Topic, data_files, load_split
+from ..data import SPLITS, DataError, Topic, input_files, load_data
 from ..learn.calibration import load_calibrations, match_calibrations
 from ..learn.scorer import EdgeScorer, load_scorer
 from ..readers.base import ReaderJudgements
@@ -48,9 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--demo", action="store_true", help="the built-in demo topic")
-    source.add_argument("--data", type=Path, help="AER data folder (../shared/aer or the public repository layout)")
-    parser.add_argument("--split", default="test", choices=SPLITS, help="the split of --data holding --topic (default test)")
-    parser.add_argument("--topic", type=int, help="topic id (required with --data)")
+    source.add_argument("--data", type=Path, metavar="PATH",
+                        help="your own topics (a folder holding questions.jsonl, or a .json/.yaml topic file), or an AER "
+                             "data folder with splits")
+    parser.add_argument("--split", choices=SPLITS, help="the split of an AER data folder holding --topic (default test)")
+    parser.add_argument("--topic", type=int, help="topic id (required where --data holds several topics)")
     parser.add_argument("--out", type=Path, help="HTML page to write (default: topicN.html)")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="trained edge scorer (joblib)")
     parser.add_argument("--without", type=parse_groups, default=frozenset(),
@@ -64,14 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
-    if args.data and args.topic is None:
-        parser.error("give --topic with --data")
     check_reader_options(parser, args)
     data, split = (DEMO_DATA, "sample") if args.demo else (args.data, args.split)
     try:
-        topics = load_split(data, split, None if args.topic is None else [args.topic])
+        topics = load_data(data, split, None if args.topic is None else [args.topic])
+        if len(topics) > 1:
+            raise DataError(data, None, f"holds {len(topics)} topics; choose one with --topic "
+                                        f"({', '.join(str(t.topic_id) for t in topics[:10])}{', ...' if len(topics) > 10 else ''})")
         out = args.out or Path(f"topic{topics[0].topic_id}.html")
-        check_outputs({"--out": out}, [*data_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
+        check_outputs({"--out": out}, [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
         scorer, encoder = load_scorer(args.model)
         readers = load_readers(args, data, split, topics)
     except (DataError, OSError, ValueError, EndpointError) as err:

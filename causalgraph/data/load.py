@@ -85,35 +85,33 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
         yield lineno, obj
 
 
+def parse_question(obj: dict, path: str | os.PathLike, where: str) -> Question:
+    """One question object (a questions.jsonl line); gold labels are read from `golden_answer` when present."""
+    missing = [k for k in ("id", "topic_id", "target_event", *(f"option_{l}" for l in LABELS)) if k not in obj]
+    if missing:
+        raise DataError(path, where, f"missing field {missing[0]!r}")
+    qid = parse_id(obj["id"], path, where)
+    topic_id = parse_topic_id(obj["topic_id"], path, where)
+    texts = [obj["target_event"], *(obj[f"option_{l}"] for l in LABELS)]
+    if not all(isinstance(t, str) and t.strip() for t in texts):
+        raise DataError(path, where, f"question {shown(qid)} has an empty or non-string event text")
+    for text in texts:
+        check_text(text, path, where, f"an event text of question {shown(qid)}")
+    gold = obj.get("golden_answer")
+    return Question(qid=qid, topic_id=topic_id, target=texts[0], options=tuple(texts[1:]),
+                    gold=None if gold is None else parse_labels(gold, path, where))
+
+
 def load_questions(path: str | os.PathLike) -> list[Question]:
     """Read a questions.jsonl file; gold labels are read from `golden_answer` when present."""
     questions: list[Question] = []
     seen: dict[str, int] = {}  # question id -> its line
     for lineno, obj in read_jsonl(path):
-        where = f"line {lineno}"
-        missing = [k for k in ("id", "topic_id", "target_event", *(f"option_{l}" for l in LABELS)) if k not in obj]
-        if missing:
-            raise DataError(path, where, f"missing field {missing[0]!r}")
-        qid = parse_id(obj["id"], path, where)
-        if qid in seen:
-            raise DataError(path, where, f"duplicate question id {shown(qid)} (first on line {seen[qid]})")
-        seen[qid] = lineno
-        topic_id = parse_topic_id(obj["topic_id"], path, where)
-        texts = [obj["target_event"], *(obj[f"option_{l}"] for l in LABELS)]
-        if not all(isinstance(t, str) and t.strip() for t in texts):
-            raise DataError(path, where, f"question {shown(qid)} has an empty or non-string event text")
-        for text in texts:
-            check_text(text, path, where, f"an event text of question {shown(qid)}")
-        gold = obj.get("golden_answer")
-        questions.append(
-            Question(
-                qid=qid,
-                topic_id=topic_id,
-                target=texts[0],
-                options=tuple(texts[1:]),
-                gold=None if gold is None else parse_labels(gold, path, where),
-            )
-        )
+        question = parse_question(obj, path, f"line {lineno}")
+        if question.qid in seen:
+            raise DataError(path, f"line {lineno}", f"duplicate question id {shown(question.qid)} (first on line {seen[question.qid]})")
+        seen[question.qid] = lineno
+        questions.append(question)
     return questions
 
 
@@ -146,7 +144,11 @@ def load_documents(path: str | os.PathLike) -> dict[int, tuple[str, list[Documen
     """Read a docs.json file: {topic_id: (topic title, documents)}. Documents without text are skipped and
     documents over MAX_DOCUMENT_CHARS are cut, each with a warning."""
     path = Path(path)
-    data = _parse_json(_read_text(path), path)
+    return parse_documents(_parse_json(_read_text(path), path), path)
+
+
+def parse_documents(data, path: Path) -> dict[int, tuple[str, list[Document]]]:
+    """The documents of a parsed docs.json (a list of {topic_id, topic, docs}) by topic (see load_documents)."""
     if not isinstance(data, list):
         raise DataError(path, None, f"expected a JSON list of topics, got {type(data).__name__}")
     topics: dict[int, tuple[str, list[Document]]] = {}
@@ -266,6 +268,116 @@ def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | None
             raise DataError(split_dir(root, split), None, f"unknown topic {sorted(unknown)[0]} in split {split}")
         result = [t for t in result if t.topic_id in wanted]
     return result
+
+
+TOPIC_FILE_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def is_topic_folder(path: str | os.PathLike) -> bool:
+    """Whether `path` is a folder that holds questions.jsonl itself (a user's own topics), not split folders."""
+    return (Path(path) / "questions.jsonl").is_file()
+
+
+def input_files(path: str | os.PathLike) -> list[Path]:
+    """Every file that reading `path` (see load_data) may read: a topic file, a topic folder's two files, or
+    each split's files of a data folder."""
+    path = Path(path)
+    if path.is_file():
+        return [path]
+    return [path / "questions.jsonl", path / "docs.json", *data_files(path)]
+
+
+def _parse_topic_file(path: Path):
+    """The value of a JSON or YAML topic file; DataError naming the line where it is not valid."""
+    text = _read_text(path)
+    if path.suffix == ".json":
+        return _parse_json(text, path)
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else None
+        raise DataError(path, where, f"bad YAML ({getattr(err, 'problem', None) or err})") from None
+
+
+def _document_entry(doc):
+    """A topic file's document as a docs.json one: `date` (a YAML date too) for `parsed_date`."""
+    if not isinstance(doc, dict):
+        return doc
+    date = doc.get("parsed_date", doc.get("date"))
+    return {**doc, "parsed_date": date.isoformat() if isinstance(date, datetime.date) else date}
+
+
+def load_topic_file(path: str | os.PathLike) -> list[Topic]:
+    """The topics of one JSON or YAML file: a topic, or a list of them, each an object with `questions` (as in
+    questions.jsonl, where `topic_id` and `id` may be left out: the topic's position from 1 and q1, q2, ...),
+    and optionally `topic` (its title), `topic_id` and `documents` ({title, content, date, source}, as in
+    docs.json, with `date` for `parsed_date`). DataError naming the topic and question on bad input."""
+    path = Path(path)
+    if path.suffix not in TOPIC_FILE_SUFFIXES:
+        raise DataError(path, None, f"a topic file ends in {', '.join(TOPIC_FILE_SUFFIXES)}")
+    data = _parse_topic_file(path)
+    entries = data if isinstance(data, list) else [data]
+    topics: list[Topic] = []
+    seen: dict[str, str] = {}  # question id -> where it was first
+    for i, entry in enumerate(entries):
+        where = f"topic {i + 1}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("questions"), list) or not entry["questions"]:
+            raise DataError(path, where, "expected an object with a non-empty 'questions' list")
+        topic_id = parse_topic_id(entry.get("topic_id", i + 1), path, where)
+        questions = []
+        for j, obj in enumerate(entry["questions"]):
+            q_where = f"{where}, question {j + 1}"
+            if not isinstance(obj, dict):
+                raise DataError(path, q_where, "expected an object with 'target_event' and 'option_A' .. 'option_D'")
+            question = parse_question({"topic_id": topic_id, "id": f"q{len(seen) + 1}", **obj}, path, q_where)
+            if question.topic_id != topic_id:
+                raise DataError(path, q_where, f"topic_id {question.topic_id} is not its topic's ({topic_id})")
+            if question.qid in seen:
+                raise DataError(path, q_where, f"duplicate question id {shown(question.qid)} (first in {seen[question.qid]})")
+            seen[question.qid] = q_where
+            questions.append(question)
+        docs = entry.get("documents", [])
+        if not isinstance(docs, list):
+            raise DataError(path, where, "'documents' must be a list of {title, content} objects")
+        docs = [_document_entry(d) for d in docs]
+        title, documents = parse_documents([{"topic_id": topic_id, "topic": str(entry.get("topic", "")), "docs": docs}],
+                                           path)[topic_id]
+        if any(t.topic_id == topic_id for t in topics):
+            raise DataError(path, where, f"topic_id {topic_id} is given to two topics")
+        topics.append(Topic(topic_id, questions, documents, title))
+    return sorted(topics, key=lambda t: t.topic_id)
+
+
+def load_data(path: str | os.PathLike, split: str | None = None, topics: Iterable[int] | None = None) -> list[Topic]:
+    """The topics of any input a user may give: a JSON or YAML topic file (load_topic_file), a folder that
+    holds questions.jsonl and, optionally, docs.json itself (a user's own topics: no split), or an AER data
+    folder in either layout (`split`, default test); `topics` restricts to those ids."""
+    path = Path(path)
+    if path.is_file() or path.suffix in TOPIC_FILE_SUFFIXES:
+        if split is not None:
+            raise DataError(path, None, "a topic file has no splits; leave out --split")
+        if not path.is_file():
+            raise DataError(path, None, "no such file")
+        found = load_topic_file(path)
+    elif is_topic_folder(path):
+        if split is not None:
+            raise DataError(path, None, "holds questions.jsonl itself, not splits; leave out --split")
+        questions = load_questions(path / "questions.jsonl")
+        if not questions:
+            raise DataError(path / "questions.jsonl", None, "no questions in the file")
+        docs = path / "docs.json"
+        found = group_topics(questions, load_documents(docs) if docs.is_file() else {})
+    else:
+        return load_split(path, split or "test", topics)
+    if topics is not None:
+        unknown = set(topics) - {t.topic_id for t in found}
+        if unknown:
+            raise DataError(path, None, f"unknown topic {sorted(unknown)[0]}")
+        found = [t for t in found if t.topic_id in set(topics)]
+    return found
 
 
 def load_train_evidence(root: str | os.PathLike) -> dict[int, list[Document]]:

@@ -192,17 +192,25 @@ def format_curve(rows: list[Row], sizes) -> str:
 # From the size curve (BENCHMARKS.md, "Topic size"): below this many questions a topic's own structure
 # carries little, and a reader is what can add.
 THIN_QUESTIONS = 10
-HELPFUL_OPTIONS = "--reader-scores FILE, --llm-url URL or --crossencoder MODEL"
+# What a user can bring on any machine, offline included: no reader weights ship, and a hub name is no help
+# where the hub cannot be reached.
+HELPFUL_READERS = ("--reader-scores FILE (another system's answers or probabilities) or --llm-url URL (an "
+                   "OpenAI-compatible endpoint you run, such as llama.cpp's server)")
 
 
-def thin_topics(topics, readers: bool) -> tuple[list[int], str | None]:
+def thin_topics(topics, readers: bool, documents: bool = True) -> tuple[list[int], str | None]:
     """The ids of the answered topics with little to go on (fewer than THIN_QUESTIONS questions and no reader),
-    and a one-line message naming them and the options that would help; ([], None) when there are none."""
+    and a one-line message naming them and what would help: their documents, where the scorer reads documents
+    (`documents`) and a thin topic has none, and a reader the user brings; ([], None) when there are none."""
     if readers:
         return [], None
-    thin = [t.topic_id for t in topics if len(t.questions) < THIN_QUESTIONS]
+    thin = [t for t in topics if len(t.questions) < THIN_QUESTIONS]
     if not thin:
         return [], None
-    names = ", ".join(map(str, thin))
-    return thin, (f"topic{'s' if len(thin) > 1 else ''} {names}: fewer than {THIN_QUESTIONS} questions and no reader, "
-                  f"so the answers rest on little structure; a reader would help ({HELPFUL_OPTIONS})")
+    ids = [t.topic_id for t in thin]
+    name = lambda ts: f"topic{'s' if len(ts) > 1 else ''} {', '.join(map(str, ts))}"
+    bare = [t.topic_id for t in thin if not t.documents]
+    helps = (f"give {name(bare)} {'their' if len(bare) > 1 else 'its'} documents (docs.json beside questions.jsonl, or "
+             "`documents` in a topic file), or bring a reader: ") if documents and bare else "bring a reader: "
+    return ids, (f"{name(ids)}: fewer than {THIN_QUESTIONS} questions and no reader, so the answers rest on little "
+                 f"structure; what would help: {helps}{HELPFUL_READERS}")

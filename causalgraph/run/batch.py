@@ -33,6 +33,7 @@ class Settings:
     time_limit: float | None = None
     cache: AnalysisCache | None = None
     readers: tuple[ReaderJudgements, ...] = ()  # fused with the edge scores (rules/readers.lp)
+    explain: bool = True  # what decided each option, and each question's confidence (rules/explain.lp, confidence.lp)
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,8 @@ class Answer:
 
     @property
     def reason(self) -> str:
-        """One line: the chosen labels with their edge scores, and why the others were not chosen."""
+        """One line: each option with its scores and what decided it, whether the answer is a forced guess, and
+        its confidence."""
         return reason_line(self.explanation)
 
     def submission(self) -> dict:
@@ -85,7 +87,7 @@ def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
     seconds = {"analysis": time.perf_counter() - start}
     readers = tuple(r.for_questions(q.qid for q in topic.questions) for r in settings.readers)
     probabilities, solution = answer_topic(analysis, scorer, settings.without, settings.params, settings.time_limit,
-                                           readers, seconds)
+                                           readers, seconds, settings.explain)
     answers = tuple(
         Answer(q.qid, solution.answers[q.qid],
                {**explain_question(q, analysis.graph, probabilities, solution, readers), "documents": len(topic.documents),
@@ -110,15 +112,18 @@ def answer_topic(
     time_limit: float | None = None,
     readers: tuple[ReaderJudgements, ...] = (),
     seconds: dict[str, float] | None = None,
+    explain: bool = True,
 ) -> tuple[dict[tuple[int, int], float], Solution]:
     """Score every candidate edge and solve the topic (with the scorer's bias unless `params` sets one),
-    fusing the readers' judgements on the topic's questions; returns the edge probabilities and the solution.
-    `seconds`, where given, gets the seconds of scoring and of solving."""
+    fusing the readers' judgements on the topic's questions; returns the edge probabilities and the solution,
+    with what decided each option and each question's confidence unless `explain` is False. `seconds`, where
+    given, gets the seconds of scoring and of solving."""
     start = time.perf_counter()
     probabilities = edge_scores(analysis.table, scorer)
     scored = time.perf_counter()
     readers = tuple(r.for_questions(q.qid for q in analysis.topic.questions) for r in readers)
-    solution = solve_analysis(analysis, probabilities, without, with_scorer_bias(params, scorer), time_limit, readers)
+    solution = solve_analysis(analysis, probabilities, without, with_scorer_bias(params, scorer), time_limit, readers,
+                              explain=explain)
     if seconds is not None:
         seconds.update(scoring=scored - start, solving=time.perf_counter() - scored)
     return probabilities, solution

@@ -23,7 +23,7 @@ from ..config import TEMPLATES_DIR
 from ..data import Question, Topic
 from ..graph.topic import candidate_pairs
 from ..readers.base import ReaderJudgements
-from ..reason.explain import explain_question, reason_line
+from ..reason.explain import confidence_words, explain_question, summary
 from ..reason.facts import Excluded, describe, log_odds
 from ..reason.solve import Solution
 from ..run.output import write_files
@@ -130,7 +130,8 @@ def build_network(graph: nx.DiGraph, scores: dict[tuple[int, int], float], solut
             width=width,
             dashes=dashes,
             shadow=CHOSEN_GLOW if chosen else False,
-            label=f"\u2713 {p:.2f}" if chosen and p is not None else "",
+            label="",  # the page writes chosenLabel on the edge while its question is picked
+            chosenLabel=f"\u2713 {p:.2f}" if chosen and p is not None else "",
             font={"size": 11, "color": "#1a6b3a", "strokeWidth": 3, "align": "horizontal"},
         )
     return net
@@ -139,7 +140,7 @@ def build_network(graph: nx.DiGraph, scores: dict[tuple[int, int], float], solut
 def question_view(question: Question, graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution,
                   evidence: dict | None, readers: tuple[ReaderJudgements, ...] = ()) -> dict:
     """The explanation panel of one question: its --explain record (readers' judgements included) with the
-    evidence sentences of each event."""
+    evidence sentences of each event, its confidence in words, and a summary of what decided its answer."""
     record = explain_question(question, graph, scores, solution, readers)
     target = record["target_event"]
     options = [{"label": label, **opt, "evidence": evidence_of(evidence, opt.get("event"))}
@@ -147,7 +148,8 @@ def question_view(question: Question, graph: nx.DiGraph, scores: dict[tuple[int,
     return {
         "record": record,
         "options": options,
-        "reason": reason_line(record),
+        "summary": summary(record),
+        "confidence": confidence_words(record["confidence"]),
         "gold": None if question.gold is None else ",".join(sorted(question.gold)),
         "target_evidence": evidence_of(evidence, target),
     }
