@@ -117,7 +117,7 @@ def small_topics(analyses, models, readers, dev, bias, folds, sizes, seed=0) -> 
     for k in sizes:
         runs = []
         rng = random.Random(seed)
-        for analysis, model, topic_vectors in zip(analyses, models, vectors):
+        for analysis, model in zip(analyses, models):
             idx = [i for i, q in enumerate(analysis.topic.questions) if q.qid in dev]
             rng.shuffle(idx)
             for start in range(0, len(idx), k):

@@ -1,6 +1,5 @@
 """spaCy extraction (real en_core_web_sm): each cue pattern, dates anchored on the document, evidence."""
 
-import numpy as np
 import pytest
 
 from causalgraph.data import Document
