@@ -23,7 +23,7 @@ from .data import Topic, load_data, load_split
 from .data.load import warn_without_documents
 from .experiments.sizes import thin_topics
 from .learn.calibration import load_calibrations, match_calibrations
-from .learn.scorer import EdgeScorer, reads_documents
+from .learn.scorer import Scorer, reads_documents
 from .readers.base import ReaderJudgements
 from .readers.calibration import ReaderCalibration
 from .reason.solve import SWITCHABLE, SolverParams
@@ -94,7 +94,7 @@ class Reasoner:
         return cls(settings, objects, reader_weight, calibrations)
 
     @property
-    def scorer(self) -> EdgeScorer:
+    def scorer(self) -> Scorer:
         """The edge scorer: P(E directly caused T) of every candidate edge."""
         return scorer_for(self.settings.model)[0]
 

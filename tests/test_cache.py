@@ -117,8 +117,8 @@ def test_each_document_is_read_once_whatever_topic_holds_it(tmp_path, monkeypatc
     monkeypatch.setattr(cache, "read_documents", fake_read)
     store = AnalysisCache.open(tmp_path, "hub/name")
     one, two = Document("d1", "Report", "Rain fell."), Document("d2", "Report", "The dam failed.")
-    assert len(store.read_documents([one, two])) == 2 and read == ["d1", "d2"]
-    assert store.read_documents([two, one, Document("d3", "Other", "Rain fell.")]) == [DocumentReading((), ())] * 3
+    assert len(store.read([one, two])) == 2 and read == ["d1", "d2"]
+    assert store.read([two, one, Document("d3", "Other", "Rain fell.")]) == [DocumentReading((), ())] * 3
     assert read == ["d1", "d2", "d3"]  # only the new document is read
     assert store.document_path(one) != store.document_path(replace(one, date="2024-03-01"))  # the date anchors it
 

@@ -4,13 +4,14 @@ on the trained scorer or the rules (and so is what the cache holds)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Protocol
 
 import networkx as nx
 import numpy as np
 
 from ..config import DEFAULT_ENCODER
 from ..data import Document, Topic
+from ..evidence.retrieve import DocumentVectors, embed_readings
 from ..evidence.topic import DocumentEvidence, read_evidence
 from ..evidence.timeline import Timeline, timeline_graph
 from ..graph.features import structure_features
@@ -19,7 +20,27 @@ from ..text.embed import encode
 from ..text.extract import DocumentReading, TopicExtraction, read_documents
 from .table import PairTable, pair_table
 
-ReadDocuments = Callable[[list[Document]], list[DocumentReading]]
+
+
+class DocumentStore(Protocol):
+    """Reads documents and embeds their sentences, one document at a time (AnalysisCache serves both from disk)."""
+
+    def read(self, documents: list[Document]) -> list[DocumentReading]: ...
+
+    def vectors(self, documents: list[Document], readings: list[DocumentReading]) -> list[DocumentVectors]: ...
+
+
+@dataclass(frozen=True)
+class Uncached:
+    """A DocumentStore without a cache: spaCy reads, `encoder` embeds."""
+
+    encoder: str
+
+    def read(self, documents: list[Document]) -> list[DocumentReading]:
+        return read_documents(documents)
+
+    def vectors(self, documents: list[Document], readings: list[DocumentReading]) -> list[DocumentVectors]:
+        return embed_readings(readings, self.encoder)
 
 
 @dataclass
@@ -67,15 +88,19 @@ def without_text(topic: Topic) -> Topic:
 
 
 def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool = True,
-                  read: ReadDocuments = read_documents) -> TopicAnalysis:
-    """One way through a topic: its documents read by spaCy (through `read`, which a cache may serve; none
-    when `documents` is False: then the analysis holds no evidence from them), the graph of its questions, the
-    events' embeddings, the evidence of every candidate pair and the pair features, each built once."""
+                  store: DocumentStore | None = None) -> TopicAnalysis:
+    """One way through a topic: its documents read by spaCy and their sentences embedded (through `store`, which a
+    cache may serve; none when `documents` is False: then the analysis holds no evidence from them), the graph
+    of its questions, the events' embeddings, the evidence of every candidate pair and the pair features, each
+    built once."""
+    store = store or Uncached(encoder)
     docs = topic.documents if documents else []
-    extraction = TopicExtraction.join(docs, read(docs))
+    readings = store.read(docs)
+    extraction = TopicExtraction.join(docs, readings)
     graph = build_graph(topic)
     vectors = encode([graph.nodes[n]["text"] for n in graph], encoder)
-    evidence = read_evidence(extraction, graph, candidate_pairs(graph), encoder)
+    embedded = DocumentVectors.join(store.vectors(docs, readings), vectors.shape[1])
+    evidence = read_evidence(extraction, embedded, graph, candidate_pairs(graph), encoder)
     table = pair_table(graph, structure_features(graph, vectors), evidence.features)
     return TopicAnalysis(without_text(topic), graph, table, extraction, evidence, vectors, encoder)
 

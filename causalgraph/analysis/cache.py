@@ -1,9 +1,10 @@
-"""On-disk caches of the expensive steps: spaCy's reading of each document (`text.extract.read_documents`), and
-each topic's analysis (`analysis.analyse_topic`).
+"""On-disk caches of the expensive steps: spaCy's reading of each document (`text.extract.read_documents`) and
+the embeddings of its sentences and cue clauses (`evidence.retrieve.embed_readings`), and each topic's analysis
+(`analysis.analyse_topic`).
 
-A document's entry is keyed by what its reading depends on: its title, text and date, the installed packages
-and the reading code (READING_CODE), so that topics sharing documents (a topic cut in pieces, a rerun with other
-questions) read each document once. A topic's entry is keyed by its questions, the digests of the documents it
+A document's entries are keyed by what they depend on: its title, text and date, the installed packages, the
+reading code (READING_CODE) and, for the embeddings, the encoder and how it embeds (VECTORS_CODE), so that topics
+sharing documents (a topic cut in pieces, a rerun with other questions) read and embed each document once. A topic's entry is keyed by its questions, the digests of the documents it
 reads, the encoder (its name and, for a local model, its files), the installed packages and the analysis code
 (ANALYSIS_CODE). Changing any of them misses the cache; editing a rule file, the scorer or the page template does
 not. Entries are pickles written to a temporary file and renamed into place, so parallel workers can share one
@@ -32,11 +33,13 @@ from ..config import PACKAGE_DIR
 from ..data import Document, Topic
 from ..text.embed import resolve_model_path
 from ..text.extract import DocumentReading, read_documents
+from ..evidence.retrieve import DocumentVectors, embed_readings
 from .analyse import TopicAnalysis, analyse_topic
 
 CACHE_FORMAT = 3  # bump when the entry layout changes
 # The package's code that reading a document runs, and that `analyse_topic` runs, relative to the package folder.
 READING_CODE = ("config.py", "data", "text")
+VECTORS_CODE = READING_CODE + ("evidence/retrieve.py",)  # which encoder, and how, embeds the sentences
 ANALYSIS_CODE = READING_CODE + ("graph", "evidence", "analysis/analyse.py", "analysis/table.py")
 
 log = logging.getLogger(__name__)
@@ -110,21 +113,26 @@ class AnalysisCache:
     salt: str
     documents: bool = True  # whether the analyses read the documents
     reading_salt: str = ""
+    vectors_salt: str = ""
 
     @classmethod
     def open(cls, root: str | os.PathLike, encoder: str, documents: bool = True) -> "AnalysisCache":
         salt = hashlib.sha256(
             f"{code_version()}\n{environment_version()}\n{encoder_version(encoder)}\ndocuments={documents}".encode())
         reading = hashlib.sha256(f"{code_version(READING_CODE)}\n{environment_version()}".encode())
-        return cls(Path(root).expanduser().resolve(), encoder, salt.hexdigest(), documents, reading.hexdigest())
+        vectors = hashlib.sha256(f"{code_version(VECTORS_CODE)}\n{environment_version()}\n{encoder_version(encoder)}".encode())
+        return cls(Path(root).expanduser().resolve(), encoder, salt.hexdigest(), documents, reading.hexdigest(),
+                   vectors.hexdigest())
 
     def path(self, topic: Topic) -> Path:
         key = hashlib.sha256(f"{self.salt}\n{topic_digest(topic, self.documents)}".encode()).hexdigest()
         return self.root / f"topic-{topic.topic_id}-{key[:32]}.pickle"
 
-    def document_path(self, document: Document) -> Path:
-        key = hashlib.sha256(f"{self.reading_salt}\n{document_digest(document)}".encode()).hexdigest()
-        return self.root / "documents" / f"document-{key[:32]}.pickle"
+    def document_path(self, document: Document, kind: str = "reading") -> Path:
+        """The entry of a document's reading, or (`kind` "vectors") of its sentences' embeddings by the encoder."""
+        salt = self.reading_salt if kind == "reading" else self.vectors_salt
+        key = hashlib.sha256(f"{salt}\n{document_digest(document)}".encode()).hexdigest()
+        return self.root / "documents" / f"{kind}-{key[:32]}.pickle"
 
     def load(self, topic: Topic) -> TopicAnalysis | None:
         """The cached analysis, or None when absent, unreadable or not an entry of this format and key (then
@@ -135,15 +143,27 @@ class AnalysisCache:
         """Write the entry atomically; a folder that cannot be written only costs a warning."""
         _store(self.path(topic), analysis)
 
-    def read_documents(self, documents: list[Document]) -> list[DocumentReading]:
+    def read(self, documents: list[Document]) -> list[DocumentReading]:
         """Each document's reading from the cache; the others read together by spaCy, and stored."""
-        paths = [self.document_path(d) for d in documents]
-        readings = [_load(p, DocumentReading) for p in paths]
-        missing = [i for i, r in enumerate(readings) if r is None]
-        for i, reading in zip(missing, read_documents([documents[i] for i in missing])):
-            readings[i] = reading
-            _store(paths[i], reading)
-        return [r for r in readings if r is not None]
+        return self._per_document(documents, "reading", DocumentReading,
+                                  lambda missing: read_documents([documents[i] for i in missing]))
+
+    def vectors(self, documents: list[Document], readings: list[DocumentReading]) -> list[DocumentVectors]:
+        """The embeddings of each document's sentences and cue clauses from the cache; the others encoded
+        together, and stored."""
+        return self._per_document(documents, "vectors", DocumentVectors,
+                                  lambda missing: embed_readings([readings[i] for i in missing], self.encoder))
+
+    def _per_document(self, documents: list[Document], kind: str, type_: type, compute) -> list:
+        """Each document's entry of `kind`; `compute(indices)` makes those of the documents at `indices` that
+        the cache does not hold, which are then stored."""
+        paths = [self.document_path(d, kind) for d in documents]
+        found = [_load(p, type_) for p in paths]
+        missing = [i for i, r in enumerate(found) if r is None]
+        for i, value in zip(missing, compute(missing) if missing else []):
+            found[i] = value
+            _store(paths[i], value)
+        return found
 
     def analyse(self, topic: Topic) -> tuple[TopicAnalysis, bool]:
         """The topic's analysis from the cache, or computed (its documents' readings through the cache too) and
@@ -151,7 +171,7 @@ class AnalysisCache:
         analysis = self.load(topic)
         if analysis is not None:
             return analysis, True
-        analysis = analyse_topic(topic, self.encoder, self.documents, self.read_documents)
+        analysis = analyse_topic(topic, self.encoder, self.documents, self)
         self.store(topic, analysis)
         return analysis, False
 

@@ -26,6 +26,11 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 
+def table_blank() -> np.ndarray:
+    """The evidence part of a table row of a pair without documents (evidence.features.BLANK, margins 0)."""
+    return np.concatenate([BLANK, np.zeros(len(RELATIVE_FEATURES))])
+
+
 @dataclass(frozen=True)
 class PairTable:
     """Feature rows for a topic's candidate pairs, in the order of `pairs`."""

@@ -17,7 +17,7 @@ from ..analysis.analyse import analyse_topic
 from ..config import DEFAULT_MODEL, DEMO_DATA
 from ..data import SPLITS, DataError, Topic, input_files, load_data
 from ..learn.calibration import load_calibrations, match_calibrations
-from ..learn.scorer import EdgeScorer, load_scorer
+from ..learn.scorer import Scorer, load_scorer
 from ..readers.base import ReaderJudgements
 from ..readers.llm import EndpointError
 from ..reason.solve import SWITCHABLE, SolverParams
@@ -28,7 +28,7 @@ from ..view.page import render_topic
 from .common import add_reader_options, check_reader_options, load_readers, reader_inputs, parse_groups, plural, prog, run_command
 
 
-def visualize_topic(topic: Topic, path: str | Path, scorer: EdgeScorer, encoder: str,
+def visualize_topic(topic: Topic, path: str | Path, scorer: Scorer, encoder: str,
                     without: frozenset[str] = frozenset(), params: SolverParams = SolverParams(),
                     readers: tuple[ReaderJudgements, ...] = (), progress: bool = False) -> Path:
     """Analyse (documents read: the page shows their evidence), score and solve a topic (fusing the readers'

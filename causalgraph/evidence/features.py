@@ -1,6 +1,6 @@
 """What the documents (and the dates the event texts state) say about each candidate pair (E, T), as feature
 groups, with the sentences each feature was read from. A pair's features read only its two events and the
-sentences retrieved for them, so a topic cut into pieces gives every pair the features it had whole."""
+documents, so a topic cut into pieces gives every pair the features it had whole."""
 
 from __future__ import annotations
 
@@ -64,8 +64,7 @@ def _order(a: PartialDate | None, b: PartialDate | None) -> float:
 
 class PairReader:
     """Reads the pair features of one topic from its extraction and retrieval; `event_texts` and
-    `event_vectors` are the graph's nodes, `cue_vectors` the cause and effect clauses of every cue of the
-    retrieved sentences (by cue)."""
+    `event_vectors` are the graph's nodes, `cue_vectors` the cause and effect clauses of every cue (by cue)."""
 
     def __init__(self, extraction: TopicExtraction, retrieval: Retrieval, event_texts: list[str],
                  event_vectors: np.ndarray, cue_vectors: dict[CueMatch, tuple[np.ndarray, np.ndarray]]):
@@ -73,11 +72,11 @@ class PairReader:
         self.sentences = extraction.sentences
         self.own_dates = [parse_date(t) for t in event_texts]
         self.event_vectors = event_vectors
-        self.cues_in: dict[int, list[CueMatch]] = {}
-        for cue in cue_vectors:
-            self.cues_in.setdefault(cue.sentence, []).append(cue)
         self.cue_vectors = cue_vectors
         self.best = [retrieval.best(e) for e in range(len(event_texts))]
+        self.docs = np.array([s.doc for s in self.sentences], dtype=int)
+        self.positions = np.array([s.position for s in self.sentences], dtype=int)
+        self.doc_rows = [np.flatnonzero(self.docs == d) for d in np.unique(self.docs)]
 
     def mention_date(self, event: int) -> tuple[PartialDate, int] | None:
         """The date of the event's best dated mention among its TOP_K, with that sentence."""
@@ -88,36 +87,37 @@ class PairReader:
         values = dict(zip(EVIDENCE_FEATURES, BLANK))
         sources: list[Source] = []
         self._dates(e, t, values, sources)
-        cols = self.retrieval.columns(e, t)
-        if self.sentences and len(cols):
-            self._documents(e, t, cols, values, sources)
+        if self.sentences:
+            self._documents(e, t, values, sources)
             self._told(e, t, values, sources)
-            self._cues(e, t, cols, values, sources)
+            self._cues(e, t, values, sources)
         return np.array([values[f] for f in EVIDENCE_FEATURES]), sources
 
-    def _documents(self, e, t, cols, values, sources) -> None:
-        rel = self.retrieval.relevance
-        sentences = self.retrieval.sentences[cols]
-        rel_e, rel_t = rel[e, cols], rel[t, cols]
-        docs = np.array([self.sentences[s].doc for s in sentences])
-        positions = np.array([self.sentences[s].position for s in sentences])
+    def _documents(self, e, t, values, sources) -> None:
+        rel_e, rel_t = self.retrieval.relevance[e], self.retrieval.relevance[t]
+        docs, positions = self.docs, self.positions
         both = np.minimum(rel_e, rel_t)
         together = int(np.argmax(both))
         values.update(has_documents=1.0, same_sentence=float(both[together]),
                       cause_support=max((r for _, r in self.best[e]), default=0.0),
                       target_support=max((r for _, r in self.best[t]), default=0.0))
-        sources.append(Source("same_sentence", int(sentences[together]), "tells both events"))
-        near = (docs[:, None] == docs[None, :]) & (np.abs(positions[:, None] - positions[None, :]) <= WINDOW)
-        np.fill_diagonal(near, False)
-        if near.any():
-            pair = np.where(near, np.minimum(rel_e[:, None], rel_t[None, :]), -np.inf)
-            i, j = np.unravel_index(int(np.argmax(pair)), pair.shape)
-            values["nearby_sentences"] = float(pair[i, j])
-            sources += [Source("nearby_sentences", int(sentences[i]), "tells the cause near the target"),
-                        Source("nearby_sentences", int(sentences[j]), "tells the target near the cause")]
+        sources.append(Source("same_sentence", together, "tells both events"))
+        best, where = 0.0, None
+        n = len(rel_e)
+        for offset in range(-WINDOW, WINDOW + 1):  # sentence pairs of one document at most WINDOW apart
+            if offset == 0 or abs(offset) >= n:
+                continue
+            a, b = slice(max(0, -offset), n - max(0, offset)), slice(max(0, offset), n - max(0, -offset))
+            near = np.where(docs[a] == docs[b], np.minimum(rel_e[a], rel_t[b]), -np.inf)
+            i = int(np.argmax(near))
+            if near[i] > best:
+                best, where = float(near[i]), (a.start + i, b.start + i)
+        values["nearby_sentences"] = best
+        if where is not None:
+            sources += [Source("nearby_sentences", where[0], "tells the cause near the target"),
+                        Source("nearby_sentences", where[1], "tells the target near the cause")]
         total = weight = 0.0
-        for d in np.unique(docs):
-            idx = np.flatnonzero(docs == d)
+        for idx in self.doc_rows:
             se, st = idx[rel_e[idx].argmax()], idx[rel_t[idx].argmax()]
             w = min(rel_e[se], rel_t[st])
             total += w * np.sign(positions[st] - positions[se])
@@ -152,8 +152,8 @@ class PairReader:
                 dated.append(None)
         values["event_date_gap"] = _gap(*dated)
 
-    def _cues(self, e, t, cols, values, sources) -> None:
-        cues = [c for s in self.retrieval.sentences[cols] for c in self.cues_in.get(int(s), ())]
+    def _cues(self, e, t, values, sources) -> None:
+        cues = list(self.cue_vectors)
         for source, prefix in (("surface", "cue"), ("dependency", "dependency_cue")):
             best: dict[str, tuple[float, CueMatch | None]] = {"forward": (0.0, None), "backward": (0.0, None)}
             for cue in (c for c in cues if c.source == source):

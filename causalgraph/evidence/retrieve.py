@@ -1,5 +1,6 @@
-"""Which sentences of a topic's documents tell each event: BM25 puts forward a few candidates per event, and only
-those are embedded; a sentence's relevance to an event is their cosine plus a share of the BM25 score."""
+"""Which sentences of a topic's documents tell each event: a sentence's relevance to an event is the cosine of
+their embeddings plus a share of its BM25 score for the event's words. Every sentence is embedded (with the
+encoder's int8 version), once per document."""
 
 from __future__ import annotations
 
@@ -9,54 +10,68 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 
 from ..text.embed import encode
-from ..text.extract import TopicExtraction
+from ..text.extract import DocumentReading, TopicExtraction
 from ..text.words import word_tokens
 
 BM25_WEIGHT = 0.2  # share of the (per-event max-normalised) BM25 score in a sentence's relevance
-CANDIDATES = 8  # sentences BM25 puts forward per event; the only ones embedded
 TOP_K = 3  # an event's best sentences, its mentions
 QUANTIZED = True  # the evidence stage encodes with the encoder's int8 version (see text.embed.encode)
 
 
 @dataclass(frozen=True)
 class Retrieval:
-    """The candidate sentences of a topic's events. `sentences`: topic sentence indices of every event's
-    candidates, ascending; `relevance[e, j]`: the relevance of sentence `sentences[j]` to event e;
-    `candidates[e]`: the columns of e's own candidates. What is computed of a pair reads only the columns of its
-    two events' candidates, so that it depends on those two events and the documents alone."""
+    """`relevance[e, s]`: the relevance of the topic's sentence s to event e. What is computed of a pair reads
+    only its two events' rows, so it depends on those two events and the documents alone."""
 
-    sentences: np.ndarray
     relevance: np.ndarray
-    candidates: tuple[np.ndarray, ...]
-
-    def columns(self, *events: int) -> np.ndarray:
-        """The columns of the events' candidates, ascending."""
-        return np.unique(np.concatenate([self.candidates[e] for e in events] or [np.zeros(0, dtype=int)]))
 
     def best(self, event: int, k: int = TOP_K) -> list[tuple[int, float]]:
-        """The event's k most relevant candidates: (topic sentence index, relevance), best first."""
-        cols = self.candidates[event]
-        order = cols[np.argsort(-self.relevance[event, cols], kind="stable")][:k]
-        return [(int(self.sentences[c]), float(self.relevance[event, c])) for c in order]
+        """The event's k most relevant sentences: (topic sentence index, relevance), best first."""
+        row = self.relevance[event]
+        return [(int(s), float(row[s])) for s in np.argsort(-row, kind="stable")[:k]]
 
     def subset(self, events: list[int]) -> Retrieval:
         """The retrieval of some of the events (row i for events[i])."""
-        return Retrieval(self.sentences, self.relevance[events], tuple(self.candidates[e] for e in events))
+        return Retrieval(self.relevance[events])
 
 
-def retrieve(extraction: TopicExtraction, event_texts: list[str], event_vectors: np.ndarray, encoder: str) -> Retrieval:
-    """BM25 over the topic's sentences for each event; the union of each event's CANDIDATES best (with a
-    positive score) is embedded with `encoder` and scored against every event."""
-    n = len(event_texts)
-    if not extraction.sentences or not n:
-        return Retrieval(np.zeros(0, dtype=int), np.zeros((n, 0)), tuple(np.zeros(0, dtype=int) for _ in range(n)))
+@dataclass(frozen=True)
+class DocumentVectors:
+    """The embeddings of a document's sentences, and of each of its cues' cause and effect clauses
+    (`cues[i, 0]`, `cues[i, 1]`), in the order of its reading; `join` stacks a topic's documents in order."""
+
+    sentences: np.ndarray
+    cues: np.ndarray
+
+    @classmethod
+    def join(cls, parts: list[DocumentVectors], dim: int) -> DocumentVectors:
+        return cls(np.concatenate([p.sentences for p in parts] or [np.zeros((0, dim), np.float32)]),
+                   np.concatenate([p.cues for p in parts] or [np.zeros((0, 2, dim), np.float32)]))
+
+
+def embed_readings(readings: list[DocumentReading], encoder: str) -> list[DocumentVectors]:
+    """The DocumentVectors of each reading. The int8 encoder scales its activations by batch, so each document
+    is encoded on its own (and each event alone, see `embed_events`): a text's vector then depends on its
+    document alone, whatever else is read with it and whatever the cache holds."""
+    out = []
+    for r in readings:
+        texts = [s.text for s in r.sentences] + [t for c in r.cues for t in (c.cause, c.effect)]
+        vectors = encode(texts, encoder, QUANTIZED)
+        out.append(DocumentVectors(vectors[: len(r.sentences)], vectors[len(r.sentences):].reshape(-1, 2, vectors.shape[1])))
+    return out
+
+
+def embed_events(texts: list[str], encoder: str) -> np.ndarray:
+    """The events' embeddings by the evidence stage's encoder, each text encoded alone (see embed_readings)."""
+    return np.stack([encode([t], encoder, QUANTIZED)[0] for t in texts]) if texts else encode([], encoder, QUANTIZED)
+
+
+def retrieve(extraction: TopicExtraction, sentences: np.ndarray, event_texts: list[str],
+             event_vectors: np.ndarray) -> Retrieval:
+    """The relevance of every sentence (`sentences[s]`: the embedding of sentence s) to every event."""
+    if not extraction.sentences or not event_texts:
+        return Retrieval(np.zeros((len(event_texts), len(extraction.sentences))))
     bm25 = BM25Okapi([word_tokens(s.text) or ["_"] for s in extraction.sentences])
     lexical = np.array([bm25.get_scores(word_tokens(t)) for t in event_texts])
-    ranked = [[int(s) for s in np.argsort(-row, kind="stable")[:CANDIDATES] if row[s] > 0] for row in lexical]
-    sentences = np.array(sorted({s for r in ranked for s in r}), dtype=int)
-    column = {int(s): j for j, s in enumerate(sentences)}
     lexical /= np.maximum(lexical.max(axis=1, keepdims=True), 1e-9)
-    vectors = encode([extraction.sentences[s].text for s in sentences], encoder, QUANTIZED)
-    relevance = event_vectors @ vectors.T + BM25_WEIGHT * lexical[:, sentences]
-    candidates = tuple(np.array(sorted(column[s] for s in r), dtype=int) for r in ranked)
-    return Retrieval(sentences, relevance, candidates)
+    return Retrieval(event_vectors @ sentences.T + BM25_WEIGHT * lexical)

@@ -49,8 +49,7 @@ class Timeline:
 def build_timeline(extraction: TopicExtraction, texts: list[str], norms: list[str], retrieval: Retrieval,
                    event_vectors: np.ndarray, cue_vectors: dict[CueMatch, tuple[np.ndarray, np.ndarray]]) -> Timeline:
     """The timeline of the events (`texts`, `norms`: rows of the `retrieval` and of `event_vectors`) from the
-    extraction's sentences and the cue matches of the retrieved sentences (`cue_vectors`: their clauses'
-    vectors). An event's date is the one its own text states, else that of its best dated mention (sentence
+    extraction's sentences and cue matches (`cue_vectors`: their clauses' vectors). An event's date is the one its own text states, else that of its best dated mention (sentence
     -1 in `dates` stands for the event's text)."""
     mentions: dict[str, tuple[int, ...]] = {}
     dates: dict[str, tuple[PartialDate, int]] = {}
@@ -73,8 +72,11 @@ def build_timeline(extraction: TopicExtraction, texts: list[str], norms: list[st
     if cue_vectors and len(event_vectors):
         for cue, (cause_vec, effect_vec) in cue_vectors.items():
             cause_sim, effect_sim = event_vectors @ cause_vec, event_vectors @ effect_vec
-            i, j = int(cause_sim.argmax()), int(effect_sim.argmax())
-            if i == j or cause_sim[i] < CLAUSE_MIN or effect_sim[j] < CLAUSE_MIN:
+            # the two clauses stand for two different events: the pair that both clauses match best
+            both = np.minimum(cause_sim[:, None], effect_sim[None, :])
+            np.fill_diagonal(both, -np.inf)
+            i, j = np.unravel_index(int(np.argmax(both)), both.shape)
+            if both[i, j] < CLAUSE_MIN:
                 continue
             edge = Edge(cue.cue, (cue.sentence,))
             before.setdefault((norms[i], norms[j]), edge)

@@ -10,10 +10,9 @@ import networkx as nx
 import numpy as np
 
 from ..text.dates import later_pairs
-from ..text.embed import encode
-from ..text.extract import CueMatch, TopicExtraction
+from ..text.extract import TopicExtraction
 from .features import EVIDENCE_FEATURES, PairReader, Source
-from .retrieve import QUANTIZED, Retrieval, retrieve
+from .retrieve import DocumentVectors, Retrieval, embed_events, retrieve
 from .timeline import Timeline, build_timeline
 
 
@@ -43,29 +42,19 @@ class DocumentEvidence:
                                 after, mentions)
 
 
-def cue_clause_vectors(extraction: TopicExtraction, retrieval: Retrieval,
-                       encoder: str) -> dict[CueMatch, tuple[np.ndarray, np.ndarray]]:
-    """The cause and effect clauses of the cues of the retrieved sentences, embedded."""
-    kept = set(int(s) for s in retrieval.sentences)
-    cues = list(dict.fromkeys(c for c in extraction.cues if c.sentence in kept))
-    if not cues:
-        return {}
-    vectors = encode([c.cause for c in cues] + [c.effect for c in cues], encoder, QUANTIZED)
-    return {c: (vectors[i], vectors[len(cues) + i]) for i, c in enumerate(cues)}
-
-
-def read_evidence(extraction: TopicExtraction, graph: nx.DiGraph, pairs: list[tuple[int, int]],
-                  encoder: str) -> DocumentEvidence:
-    """The evidence of the graph's events and candidate `pairs`."""
+def read_evidence(extraction: TopicExtraction, embedded: DocumentVectors, graph: nx.DiGraph,
+                  pairs: list[tuple[int, int]], encoder: str) -> DocumentEvidence:
+    """The evidence of the graph's events and candidate `pairs`, from the extraction and the embeddings of its
+    sentences and cue clauses (`embedded`, in the extraction's order)."""
     texts = [graph.nodes[n]["text"] for n in graph]
-    vectors = encode(texts, encoder, QUANTIZED)
-    retrieval = retrieve(extraction, texts, vectors, encoder)
-    cue_vectors = cue_clause_vectors(extraction, retrieval, encoder)
+    vectors = embed_events(texts, encoder)
+    retrieval = retrieve(extraction, embedded.sentences, texts, vectors)
+    cue_vectors = {cue: (embedded.cues[i, 0], embedded.cues[i, 1]) for i, cue in enumerate(extraction.cues)}
     reader = PairReader(extraction, retrieval, texts, vectors, cue_vectors)
     read = [reader.read(e, t) for e, t in pairs]
     features = np.array([f for f, _ in read]).reshape(len(pairs), len(EVIDENCE_FEATURES))
     mentions = {n: [(extraction.titles[extraction.sentences[s].doc], extraction.sentences[s].text)
-                    for s, _ in retrieval.best(n)] for n in range(len(texts)) if retrieval.candidates[n].size}
+                    for s, _ in retrieval.best(n)] for n in range(len(texts)) if extraction.sentences}
     timeline = build_timeline(extraction, texts, [graph.nodes[n]["norm"] for n in graph], retrieval, vectors, cue_vectors)
     after = frozenset(later_pairs(dict(enumerate(texts)), pairs))
     return DocumentEvidence(pairs, features, tuple(tuple(s) for _, s in read), retrieval, timeline, after, mentions)

@@ -13,7 +13,7 @@ from typing import Generator
 from ..analysis.analyse import TopicAnalysis, analyse_topic
 from ..analysis.cache import AnalysisCache
 from ..data import Topic
-from ..learn.scorer import EdgeScorer, edge_scores, load_scorer, reads_documents, with_scorer_bias
+from ..learn.scorer import Scorer, edge_scores, load_scorer, reads_documents, with_scorer_bias
 from ..readers.base import ReaderJudgements
 from ..reason.explain import explain_question, reason_line
 from ..reason.solve import Solution, SolverParams, solve_analysis
@@ -67,7 +67,7 @@ class TopicAnswer:
 
 
 @lru_cache(maxsize=4)
-def scorer_for(model: Path) -> tuple[EdgeScorer, str]:
+def scorer_for(model: Path) -> tuple[Scorer, str]:
     """(scorer, encoder name) of a model file, loaded once per process."""
     return load_scorer(model)
 
@@ -106,7 +106,7 @@ def answer_topics(
 
 def answer_topic(
     analysis: TopicAnalysis,
-    scorer: EdgeScorer,
+    scorer: Scorer,
     without: frozenset[str] = frozenset(),
     params: SolverParams = SolverParams(),
     time_limit: float | None = None,
@@ -122,7 +122,7 @@ def answer_topic(
     probabilities = edge_scores(analysis.table, scorer)
     scored = time.perf_counter()
     readers = tuple(r.for_questions(q.qid for q in analysis.topic.questions) for r in readers)
-    solution = solve_analysis(analysis, probabilities, without, with_scorer_bias(params, scorer), time_limit, readers,
+    solution = solve_analysis(analysis, probabilities, without, with_scorer_bias(params, scorer, len(analysis.topic.questions)), time_limit, readers,
                               explain=explain)
     if seconds is not None:
         seconds.update(scoring=scored - start, solving=time.perf_counter() - scored)

@@ -80,9 +80,11 @@ def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False):
     model = SentenceTransformer(resolve_model_path(name), device="cpu")
     if not quantized:
         return model
+    from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
+
     with warnings.catch_warnings():  # the eager-mode API's notice that torchao succeeds it
         warnings.simplefilter("ignore")
-        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+        return quantize_dynamic(model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
 
 
 # Texts per forward pass: on one CPU thread, batches of 16 encode 1.6 times as fast as batches of 64 (the
@@ -92,8 +94,9 @@ BATCH_SIZE = 16
 
 def encode(texts: list[str], name: str = DEFAULT_ENCODER, quantized: bool = False) -> np.ndarray:
     """Unit-normalised embeddings, one row per text, float32; a text given twice is encoded once. `quantized`:
-    with the encoder's int8 version (four times as fast on the CPU; cosines within about 0.05 of the float one),
-    which the evidence stage uses for the documents' sentences."""
+    with the encoder's int8 version (per-channel weights; four times as fast on one CPU thread, and its
+    embeddings have a cosine of 0.98 with the float ones on the test split's sentences), which the evidence
+    stage uses for the documents' sentences."""
     model = load_encoder(name, quantized)
     if not texts:
         return np.zeros((0, model.get_embedding_dimension()), dtype=np.float32)

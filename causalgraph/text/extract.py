@@ -173,7 +173,7 @@ CAUSE_PREP_VERBS = _words("lead leads led leading result results resulted result
 CAUSE_VERB_FORMS = CAUSE_VERBS + CAUSE_PREP_VERBS
 # Prepositions and subordinators that introduce the earlier event of the clause they attach to:
 # "Flights stopped after the eruption", "The game was postponed because the pitch flooded".
-CAUSE_MARKS = {"because": "causal", "since": "causal", "as": "causal", "after": "temporal", "once": "temporal"}
+CAUSE_MARKS = {"because": "causal", "since": "causal", "after": "temporal", "once": "temporal"}
 CAUSE_PREPS = {"after": "temporal", "following": "temporal", "amid": "temporal", "since": "temporal"}
 # Two-word prepositions parsed as a head and its complement: "because of X", "due to X".
 CAUSE_PREP_PAIRS = {("because", "of"): "causal", ("due", "to"): "causal", ("owing", "to"): "causal"}
@@ -225,9 +225,9 @@ DEPENDENCY_PATTERNS: dict[str, list[list[dict]]] = {
                               _child("cue", "second", {"DEP": _in(["pcomp", "prep"]), "LOWER": _in(b for _, b in CAUSE_PREP_PAIRS)}),
                               _child(second, "object", {"DEP": "pobj"})]
                              for second in ("second", "cue")],  # the object hangs on either word
-    "prepositional noun": [[_V, _child("verb", "cue", {"DEP": "prep", "LOWER": _in(a for a, _, _ in CAUSE_NOUNS)}),
-                            _child("cue", "noun", {"DEP": "pobj", "LOWER": _in(b for _, b, _ in CAUSE_NOUNS)}),
-                            _child("noun", "second", {"DEP": "prep", "LOWER": _in(c for _, _, c in CAUSE_NOUNS)}),
+    "prepositional noun": [[_V, _child("verb", "first", {"DEP": "prep", "LOWER": _in(a for a, _, _ in CAUSE_NOUNS)}),
+                            _child("first", "cue", {"DEP": "pobj", "LOWER": _in(b for _, b, _ in CAUSE_NOUNS)}),
+                            _child("cue", "second", {"DEP": "prep", "LOWER": _in(c for _, _, c in CAUSE_NOUNS)}),
                             _child("second", "object", {"DEP": "pobj"})]],
 }
 
@@ -272,33 +272,47 @@ def _dependency_cue(name: str, tokens: dict) -> tuple[str, str, str, str] | None
         outer = _clause_without(verb, tokens["clause"])
         return ("temporal", word, outer, inner) if word in LATER_MARKS else (CAUSE_MARKS[word], word, inner, outer)
     obj = _text_of(tokens["object"].subtree)
-    outer = _clause_without(verb, cue)
+    outer = _clause_without(verb, tokens.get("first", cue))
     if name == "preposition":
         return ("temporal", word, outer, obj) if word in LATER_MARKS else (CAUSE_PREPS[word], word, obj, outer)
     if name == "two-word preposition":
         pair = (word, tokens["second"].lower_)
         return (CAUSE_PREP_PAIRS[pair], " ".join(pair), obj, outer) if pair in CAUSE_PREP_PAIRS else None
-    triple = (word, tokens["noun"].lower_, tokens["second"].lower_)
+    triple = (tokens["first"].lower_, word, tokens["second"].lower_)
     return (CAUSE_NOUNS[triple], " ".join(triple), obj, outer) if triple in CAUSE_NOUNS else None
 
 
-def dependency_cues(doc, sentence_of: dict[int, int]) -> list[CueMatch]:
-    """The dependency patterns over a parsed document; `sentence_of` maps a sentence's first token to its
-    sentence index. Each match gives the cause and effect as the subtrees of the cue's arguments."""
+def _words_of(node: dict) -> set[str]:
+    lower = node["RIGHT_ATTRS"]["LOWER"]
+    return set(lower["IN"]) if isinstance(lower, dict) else {lower}
+
+
+# A sentence without any of the cue words matches no dependency pattern, and is not searched.
+CUE_WORDS = frozenset(w for patterns in DEPENDENCY_PATTERNS.values() for pattern in patterns for node in pattern
+                      if node["RIGHT_ID"] == "cue" for w in _words_of(node))
+
+
+def dependency_cues(spans, sentence_of: dict[int, int]) -> list[CueMatch]:
+    """The dependency patterns over the sentence spans of a parsed document that hold a cue word;
+    `sentence_of` maps a span's first token to its sentence index. Each match gives the cause and effect as
+    the subtrees of the cue's arguments."""
     found = []
     matcher = dependency_matcher()
-    for match_id, ids in matcher(doc):
-        name = doc.vocab.strings[match_id]
-        # the patterns of one name that have as many tokens name them in the same order
-        pattern = next(p for p in DEPENDENCY_PATTERNS[name] if len(p) == len(ids))
-        tokens = {p["RIGHT_ID"]: doc[i] for p, i in zip(pattern, ids)}
-        sentence = sentence_of.get(tokens["cue"].sent.start)
-        made = _dependency_cue(name, tokens)
-        if sentence is None or made is None:
+    for span in spans:
+        if span.start not in sentence_of or not any(t.lower_ in CUE_WORDS for t in span):
             continue
-        kind, cue, cause, effect = made
-        if len(cause.split()) >= 2 and len(effect.split()) >= 2:
-            found.append(CueMatch(kind, cue, sentence, cause, effect, "dependency"))
+        doc = span.doc
+        for match_id, ids in matcher(span):
+            name = doc.vocab.strings[match_id]
+            # the patterns of one name that have as many tokens name them in the same order
+            pattern = next(p for p in DEPENDENCY_PATTERNS[name] if len(p) == len(ids))
+            tokens = {p["RIGHT_ID"]: doc[span.start + i] for p, i in zip(pattern, ids)}
+            made = _dependency_cue(name, tokens)
+            if made is None:
+                continue
+            kind, cue, cause, effect = made
+            if len(cause.split()) >= 2 and len(effect.split()) >= 2:
+                found.append(CueMatch(kind, cue, sentence_of[span.start], cause, effect, "dependency"))
     return sorted(set(found), key=lambda c: (c.sentence, c.cue, c.cause, c.effect))
 
 
@@ -336,7 +350,7 @@ def _reading(document: Document, doc) -> DocumentReading:
         sentence_of[span.start] = position
         sentences.append(Sentence(0, position, text, date, relative, position))
         cues += cue_matches(span, position)
-    return DocumentReading(tuple(sentences), tuple(cues + dependency_cues(doc, sentence_of)))
+    return DocumentReading(tuple(sentences), tuple(cues + dependency_cues(spans, sentence_of)))
 
 
 def read_documents(documents: list[Document]) -> list[DocumentReading]:
