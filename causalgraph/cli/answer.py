@@ -17,6 +17,7 @@ from ..config import DEFAULT_MODEL, DEMO_DATA, default_cache_dir
 from ..data import SPLITS, DataError, Topic, data_files, load_split, question_score
 from ..experiments.sizes import thin_topics
 from ..data.load import warn_without_documents
+from ..data.records import escaped
 from ..readers.llm import EndpointError
 from ..learn.calibration import load_calibrations, match_calibrations
 from ..learn.scorer import reads_documents
@@ -25,7 +26,7 @@ from ..run.batch import STAGES, Answer, Settings, TopicAnswer, answer_topics, sc
 from ..run.calibrate import calibrated_settings
 from ..run.output import check_outputs, jsonl, write_files
 from ..run.parallel import SCHEDULERS
-from .common import add_reader_options, check_reader_options, load_readers, reader_inputs, parse_groups, parse_topics, plural, positive, prog, run_command, weight
+from .common import add_reader_options, check_reader_options, load_readers, reader_inputs, parse_groups, parse_topics, plural, positive, prog, log_warnings, run_command, weight
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,7 +71,7 @@ def run_topics(topics: list[Topic], settings: Settings, args: argparse.Namespace
             if outcome.error is None:
                 answers.append(outcome.value)
                 continue
-            failures.append(f"topic {topic.topic_id}: {outcome.error}")
+            failures.append(f"topic {topic.topic_id}: {escaped(outcome.error)}")
             if not args.keep_going:
                 break
     return answers, failures
@@ -127,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+    log_warnings()
     if not args.demo and args.out is None and args.explain is None:
         parser.error("give --out (and/or --explain) with --data")
     check_reader_options(parser, args)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from ..run.batch import Settings, answer_topic
 from ..run.calibrate import calibrated_settings
 from ..run.output import check_outputs
 from ..view.page import render_topic
-from .common import add_reader_options, check_reader_options, load_readers, reader_inputs, parse_groups, plural, prog, run_command
+from .common import add_reader_options, check_reader_options, load_readers, reader_inputs, parse_groups, plural, prog, log_warnings, run_command
 
 
 def visualize_topic(topic: Topic, path: str | Path, scorer: EdgeScorer, encoder: str,
@@ -63,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+    log_warnings()
     if args.data and args.topic is None:
         parser.error("give --topic with --data")
     check_reader_options(parser, args)
