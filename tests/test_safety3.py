@@ -3,6 +3,7 @@ caches keyed by what determines their content and trusted only when no one else 
 files refused in one line that names them, workers and schedulers that fail or hang contained, and nothing raw
 reaching a terminal or an XML file."""
 
+import json
 import os
 import shutil
 import signal
@@ -16,8 +17,13 @@ from pathlib import Path
 import pytest
 
 from causalgraph.cli import answer
+from causalgraph.data import Question, Topic
+from causalgraph.graph.topic import build_graph, candidate_pairs
+from causalgraph.reason.solve import TopicProgram, solve_topic
 from causalgraph.run import parallel
 from causalgraph.run.parallel import map_ordered
+
+from .conftest import NONE, assert_valid_solution, question_row, write_questions
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -125,3 +131,56 @@ def test_the_local_dask_cluster_has_no_more_workers_than_items(monkeypatch):
         with pytest.raises(RuntimeError, match="enough"):
             next(map_ordered(abs, items, workers=12, scheduler="dask"))
     assert asked == [1, 3]
+
+
+# --- work bounded by the input's size, or by --time-limit over the whole topic ---
+
+def clash_topic(pairs: int) -> Topic:
+    """Questions in pairs that the priors and consistency set against each other: q{i}a repeats B{i} as an
+    option for A{i}, q{i}b repeats A{i} for B{i}, and two events cannot cause each other. Each question alone
+    is answerable; the whole topic is not."""
+    questions = []
+    for i in range(pairs):
+        a, b = f"Event A{i} happened.", f"Event B{i} happened."
+        questions += [Question(f"q{i}a", 1, a, (b, b, f"Filler C{i}.", f"Filler D{i}.")),
+                      Question(f"q{i}b", 1, b, (a, a, f"Filler E{i}.", f"Filler F{i}."))]
+    return Topic(1, questions)
+
+
+def test_the_time_limit_caps_all_the_searches_of_a_topic(monkeypatch):
+    graph = build_graph(clash_topic(200))
+    scores = dict.fromkeys(candidate_pairs(graph), 0.5)
+    searches = []
+    real_solve = TopicProgram.solve
+    monkeypatch.setattr(TopicProgram, "solve", lambda self, *a, **k: searches.append(1) or real_solve(self, *a, **k))
+    unlimited = solve_topic(graph, scores)
+    assert len(searches) > 400  # the topic, each of its 400 questions on its own, then the relaxed topic
+    searches.clear()
+    start = time.monotonic()
+    limited = solve_topic(graph, scores, time_limit=0.05)
+    assert time.monotonic() - start < 5 and len(searches) < 100
+    assert unlimited.dropped == ("consistency",) and all(unlimited.answers.values())
+    assert_valid_solution(graph, limited)  # the answer may depend on timing, as the README says
+
+
+# --- a question that cannot be answered takes only itself down ---
+
+def test_a_question_whose_options_all_repeat_its_target_is_refused_with_its_line(tmp_path, capsys):
+    rows = [question_row("q1", 1, "The dam failed.", ["Rain fell.", "Gates jammed.", "A cup was won.", NONE]),
+            question_row("q2", 1, "The dam failed.", ["The dam failed.", "the dam failed", "The dam failed!", "The dam failed."])]
+    path = write_questions(tmp_path / "data" / "sample" / "questions.jsonl", rows)
+    assert answer_demo(tmp_path / "data", "--out", str(tmp_path / "p.jsonl"), "--keep-going") == 2
+    assert capsys.readouterr().err == (f"error: {path}:line 2: question 'q2' offers its target as every option; it has no "
+                                       "answer (an event never causes itself)\n")
+
+
+def test_a_question_without_an_answer_under_the_rules_leaves_the_rest_of_its_topic_answered(tmp_path, caplog):
+    rows = [question_row("q1", 1, "The dam failed.", ["Rain fell.", "Gates jammed.", "A cup was won.", "Snow fell."]),
+            question_row("q2", 1, "The town flooded.", ["The town flooded.", NONE, "The town flooded.", NONE]),
+            question_row("q3", 1, "The town flooded.", ["The dam failed.", "Rain fell.", "Rain fell.", "Snow fell."])]
+    write_questions(tmp_path / "data" / "sample" / "questions.jsonl", rows)
+    out = tmp_path / "p.jsonl"
+    assert answer_demo(tmp_path / "data", "--out", str(out), "--without", "none") == 0
+    answers = {r["id"]: r["answer"] for r in map(json.loads, out.read_text().splitlines())}
+    assert answers["q2"] == "" and answers["q1"] and "B" in answers["q3"] and "C" in answers["q3"]
+    assert "topic 1: question q2 has no answer under the rules even without the relaxable rule groups" in caplog.text

@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from .records import (LABELS, MAX_DOCUMENT_CHARS, SPLITS, DataError, Document, Question, Topic, check_text, parse_id,
-                      parse_labels, parse_topic_id, shown)
+from .records import (LABELS, MAX_DOCUMENT_CHARS, SPLITS, DataError, Document, Question, Topic, check_text,
+                      normalize_text, parse_id, parse_labels, parse_topic_id, shown)
 
 log = logging.getLogger(__name__)
 ISO_DATE = re.compile(r"(?:19|20)\d\d-\d\d-\d\d")
@@ -104,6 +104,9 @@ def load_questions(path: str | os.PathLike) -> list[Question]:
             raise DataError(path, where, f"question {shown(qid)} has an empty or non-string event text")
         for text in texts:
             check_text(text, path, where, f"an event text of question {shown(qid)}")
+        if len({normalize_text(t) for t in texts}) == 1:
+            raise DataError(path, where, f"question {shown(qid)} offers its target as every option; it has no answer "
+                                         "(an event never causes itself)")
         gold = obj.get("golden_answer")
         questions.append(
             Question(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import time
 from collections import defaultdict
 from collections.abc import Iterable
 from contextlib import contextmanager
@@ -205,19 +206,21 @@ class TopicProgram:
             self.control.assign_external(symbol, None)  # free, so that the assumptions decide (externals start false)
 
     def solve(self, groups: Iterable[str], questions: Iterable[str] | None = None,
-              time_limit: float | None = None) -> SolveResult:
-        """Solve with active(G) assumed exactly for `groups` and q_active(Q) for `questions` (None: all).
-        Core-guided search finds no answer set before it proves the optimum; when it runs out of time,
-        branch-and-bound, which improves answer sets step by step, gets another time_limit (and runs on until
-        its first answer set if it has none by then)."""
+              deadline: float | None = None) -> SolveResult:
+        """Solve with active(G) assumed exactly for `groups` and q_active(Q) for `questions` (None: all), until
+        the `deadline` (a time.monotonic() value; None: no limit). Core-guided search finds no answer set
+        before it proves the optimum; it gets half the time left, and when it runs out, branch-and-bound,
+        which improves answer sets step by step, gets the rest (and runs on past the deadline until its first
+        answer set if it has none by then)."""
         groups = set(groups)
         questions = set(self.questions) if questions is None else set(questions)
         assumptions = [(s, g in groups) for g, s in self.groups.items()]
         assumptions += [(s, q in questions) for q, s in sorted(self.questions.items())]
-        found = self._search(assumptions, time_limit, wait_for_model=False)
+        halfway = None if deadline is None else (time.monotonic() + deadline) / 2
+        found = self._search(assumptions, halfway, wait_for_model=False)
         if found.status is Status.UNKNOWN:
             with self._strategy(FALLBACK_STRATEGY):
-                found = self._search(assumptions, time_limit, wait_for_model=True)
+                found = self._search(assumptions, deadline, wait_for_model=True)
         return found
 
     @contextmanager
@@ -229,9 +232,9 @@ class TopicProgram:
         finally:
             self.control.configuration.solver.opt_strategy = OPT_STRATEGY  # type: ignore[union-attr]
 
-    def _search(self, assumptions, time_limit: float | None, wait_for_model: bool) -> SolveResult:
-        """One optimising search under `assumptions`; with `wait_for_model`, it runs past the time limit until
-        its first answer set."""
+    def _search(self, assumptions, until: float | None, wait_for_model: bool) -> SolveResult:
+        """One optimising search under `assumptions`, stopped at the time.monotonic() value `until` (None: run to
+        the end); with `wait_for_model`, it runs past that time until its first answer set."""
         best: dict = {}
 
         def on_model(model: clingo.Model) -> None:
@@ -239,7 +242,7 @@ class TopicProgram:
             best["cost"] = tuple(model.cost)
 
         with self.control.solve(assumptions=assumptions, on_model=on_model, async_=True) as handle:
-            finished = handle.wait(time_limit) if time_limit else handle.wait()
+            finished = handle.wait(max(until - time.monotonic(), 0.0)) if until is not None else handle.wait()
             while wait_for_model and not finished and "symbols" not in best:
                 finished = handle.wait(0.01)
             if not finished:
@@ -267,21 +270,26 @@ class Part:
     alone: bool = False
 
 
-def relax(program: TopicProgram, active: list[str], questions: list[str], time_limit: float | None, where: str,
+class Unanswerable(RuntimeError):
+    """No answer set even with every relaxable rule group dropped: the core rules (a non-empty answer, an event
+    never its own cause, None exactly when no real option) cannot hold for some question."""
+
+
+def relax(program: TopicProgram, active: list[str], questions: list[str], deadline: float | None, where: str,
           found: SolveResult | None = None, alone: bool = False) -> Part:
-    """Solve `questions` under the `active` groups (unless `found` is that result already); while
-    unsatisfiable, drop the first group of clingo's unsat core whose dropping alone restores an answer set
-    (else the core's first), with a warning."""
+    """Solve `questions` under the `active` groups until the `deadline` (unless `found` is that result
+    already); while unsatisfiable, drop the first group of clingo's unsat core whose dropping alone restores
+    an answer set (else the core's first), with a warning."""
     dropped: list[str] = []
     if found is None:
-        found = program.solve(active, questions, time_limit)
+        found = program.solve(active, questions, deadline)
     while found.unsatisfiable:
         core = [g for g in RELAXABLE if g in found.core]
         if not core:
-            raise RuntimeError(f"{where}: unsatisfiable even without the relaxable rule groups")
+            raise Unanswerable(f"{where}: unsatisfiable even without the relaxable rule groups")
         trials = {}  # each trial is the solve with that group dropped: the next `found`
         for group in core:
-            trials[group] = program.solve([g for g in active if g != group], questions, time_limit)
+            trials[group] = program.solve([g for g in active if g != group], questions, deadline)
             if not trials[group].unsatisfiable:
                 break
         drop = group if not trials[group].unsatisfiable else core[0]
@@ -293,21 +301,37 @@ def relax(program: TopicProgram, active: list[str], questions: list[str], time_l
 
 
 def solve_parts(program: TopicProgram, topic_id: int, qids: list[str], active: list[str],
-                time_limit: float | None) -> list[Part]:
-    """The whole topic in one part where it is satisfiable. Otherwise each question is solved on its own; one
-    that is unsatisfiable even so is named and relaxed on its own, and the rest of the topic is relaxed together."""
-    found = program.solve(active, qids, time_limit)
+                deadline: float | None) -> list[Part]:
+    """The whole topic in one part where it is satisfiable. Otherwise each question is solved on its own (as
+    long as the `deadline` allows; the rest are taken to be answerable); one that is unsatisfiable even so is
+    named and relaxed on its own, and the rest of the topic is relaxed together. A question that no answer
+    satisfies even with the relaxable groups dropped is named and left unanswered (an empty answer)."""
+    found = program.solve(active, qids, deadline)
     if not found.unsatisfiable:
         return [Part(tuple(qids), found)]
-    alone = {q: program.solve(active, [q], time_limit) for q in qids}
-    impossible = [q for q in qids if alone[q].unsatisfiable]
+    alone: dict[str, SolveResult] = {}
+    for q in qids:
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        alone[q] = program.solve(active, [q], deadline)
+    impossible = [q for q in qids if q in alone and alone[q].unsatisfiable]
     if impossible:
         log.warning("topic %s: question(s) %s cannot be answered under the rules even on their own; "
                     "answering each on its own, the rest of the topic together", topic_id, ", ".join(impossible))
     rest = [q for q in qids if q not in impossible]
-    parts = [relax(program, active, rest, time_limit, f"topic {topic_id}", None if impossible else found)] if rest else []
-    return parts + [relax(program, active, [q], time_limit, f"topic {topic_id}, question {q}", alone[q], alone=True)
-                    for q in impossible]
+    try:
+        parts = [relax(program, active, rest, deadline, f"topic {topic_id}", None if impossible else found)] if rest else []
+    except Unanswerable:
+        if len(alone) == len(qids):
+            raise
+        return solve_parts(program, topic_id, qids, active, None)  # the deadline left one unchecked: check all
+    for q in impossible:
+        try:
+            parts.append(relax(program, active, [q], deadline, f"topic {topic_id}, question {q}", alone[q], alone=True))
+        except Unanswerable:
+            log.warning("topic %s: question %s has no answer under the rules even without the relaxable rule groups "
+                        "(an option other than its target, or None); left unanswered", topic_id, q)
+    return parts
 
 
 def solution_of(topic_id: int, qids: list[str], parts: list[Part]) -> Solution:
@@ -351,9 +375,10 @@ def solve_topic(
     group) are dropped, with a warning, and named in the solution. The topic is grounded once for all of it.
     With a time limit, the best answer set found so far is used (`optimal` is then False)."""
     check_switchable(without)
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     program = TopicProgram(topic_facts(graph, scores, after, readers, timeline), params, readers=bool(readers))
     qids = list(graph.graph["questions"])
-    parts = solve_parts(program, graph.graph["topic_id"], qids, [g for g in GATED if g not in without], time_limit)
+    parts = solve_parts(program, graph.graph["topic_id"], qids, [g for g in GATED if g not in without], deadline)
     return solution_of(graph.graph["topic_id"], qids, parts)
 
 
