@@ -22,7 +22,7 @@ from .data import Topic, load_split
 from .data.load import warn_without_documents
 from .learn.calibration import load_calibrations, match_calibrations
 from .learn.scorer import EdgeScorer, reads_documents
-from .readers.base import ReaderJudgements
+from .readers.base import ReaderJudgements, check_reader_names
 from .readers.calibration import ReaderCalibration
 from .reason.solve import SWITCHABLE, SolverParams
 from .run.calibrate import calibrated_settings
@@ -107,6 +107,7 @@ class Reasoner:
             judged = tuple(reader.judge(topics, progress=False) for reader in self.reader_objects)
             settings = Settings(settings.model, settings.without, settings.params, settings.time_limit, settings.cache,
                                 settings.readers + judged)
+        check_reader_names([r.reader for r in settings.readers])
         if self.calibrations is not None and settings.readers:
             calibrations = match_calibrations(settings.readers, self.calibrations, "reader_calibration")
         else:

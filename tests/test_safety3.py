@@ -5,6 +5,7 @@ reaching a terminal or an XML file."""
 
 import json
 import os
+import pickle
 import shutil
 import signal
 import socket
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from causalgraph.cli import answer
-from causalgraph.data import Question, Topic
+from causalgraph.data import Question, Topic, load_split
 from causalgraph.graph.topic import build_graph, candidate_pairs
 from causalgraph.reason.solve import TopicProgram, solve_topic
 from causalgraph.run import parallel
@@ -184,3 +185,152 @@ def test_a_question_without_an_answer_under_the_rules_leaves_the_rest_of_its_top
     answers = {r["id"]: r["answer"] for r in map(json.loads, out.read_text().splitlines())}
     assert answers["q2"] == "" and answers["q1"] and "B" in answers["q3"] and "C" in answers["q3"]
     assert "topic 1: question q2 has no answer under the rules even without the relaxable rule groups" in caplog.text
+
+
+# --- caches keyed by what determines their content, and trusted only when no one else can write them ---
+
+def test_the_crossencoder_digest_covers_every_weights_file(tmp_path):
+    from causalgraph.readers.crossencoder import model_digest
+
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    digests = {model_digest(folder)}
+    for name in ("pytorch_model.bin", "model-00001-of-00002.safetensors", "model.safetensors.index.json",
+                 "tokenizer.json", "causalgraph.json"):
+        (folder / name).write_bytes(b"one")
+        digests.add(model_digest(folder))
+        (folder / name).write_bytes(b"two")
+        digests.add(model_digest(folder))
+    assert len(digests) == 11 and model_digest("org/hub-name") == "org/hub-name"
+
+
+def test_changed_bin_weights_are_judged_again_not_read_from_the_cache(demo_dir, tmp_path):
+    from causalgraph.readers.crossencoder import CrossEncoderReader, PairModel
+
+    [demo] = load_split(demo_dir, "sample")
+    folder = tmp_path / "m"
+    PairModel(seed=1).model.save_pretrained(folder, safe_serialization=False)  # pytorch_model.bin
+    PairModel(seed=1).tokenizer.save_pretrained(folder)
+    first = CrossEncoderReader(folder, cache_dir=tmp_path / "cache").judge([demo], progress=False)
+    PairModel(seed=2).model.save_pretrained(folder, safe_serialization=False)
+    second = CrossEncoderReader(folder, cache_dir=tmp_path / "cache").judge([demo], progress=False)
+    fresh = CrossEncoderReader(folder).judge([demo], progress=False)
+    assert second.judgements == fresh.judgements != first.judgements
+
+
+@pytest.mark.parametrize("settings, message", [
+    ("[1, 2]", "expected a JSON object"), ('{"encoder": 5}', "encoder must be a model name or path, got 5"),
+    ('{"evidence": "yes"}', "evidence must be true or false, got 'yes'"), ("{bad", "line 1: bad JSON"),
+])
+def test_a_bad_crossencoder_settings_file_is_one_line_naming_it(tmp_path, capsys, settings, message):
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    (folder / "causalgraph.json").write_text(settings)
+    assert answer.main(["--demo", "--quiet", "--crossencoder", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {folder / 'causalgraph.json'}") and message in err and err.count("\n") == 1
+
+
+def test_a_pickled_crossencoder_is_not_run_and_is_one_line(tmp_path, capsys):
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "bert", "vocab_size": 10, "hidden_size": 8,
+                                                    "num_hidden_layers": 1, "num_attention_heads": 1,
+                                                    "intermediate_size": 8}))
+    (folder / "pytorch_model.bin").write_bytes(pickle.dumps(Planted(tmp_path / "ran")))
+    from causalgraph.readers.crossencoder import PairModel
+
+    PairModel(seed=1).tokenizer.save_pretrained(folder)
+    assert answer.main(["--demo", "--quiet", "--crossencoder", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --crossencoder {folder}: cannot load the model (") and err.count("\n") == 1
+    assert not (tmp_path / "ran").exists()
+
+
+class Planted:
+    """A pickle that, unpickled, makes the file `path`: what a planted cache entry or weights file would do."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (Path.touch, (Path(self.path),))
+
+
+@pytest.mark.parametrize("entry", [{"not": "a list"}, [["demo-1", "Z", 0.5, []]], [["demo-1", "A", 7.5, []]],
+                                   [["demo-1", "A", 0.5, "evidence"]], [[1, 2]]])
+def test_a_crossencoder_cache_entry_of_another_shape_is_recomputed(demo_dir, tmp_path, caplog, entry):
+    from causalgraph.readers.crossencoder import CrossEncoderReader, PairModel
+
+    [demo] = load_split(demo_dir, "sample")
+    PairModel(seed=1).save(tmp_path / "m")
+    reader = CrossEncoderReader(tmp_path / "m", cache_dir=tmp_path / "cache")
+    first = reader.judge([demo], progress=False)
+    [path] = (tmp_path / "cache" / "crossencoder").iterdir()
+    path.write_text(json.dumps(entry))
+    assert reader.judge([demo], progress=False).judgements == first.judgements
+    assert json.loads(path.read_text()) != entry  # replaced
+
+
+def test_the_llm_cache_asks_a_second_endpoint_serving_a_model_of_the_same_name(tmp_path):
+    from causalgraph.readers.llm import LLMReader
+
+    from . import hostile
+    from .hostile import HostileServer
+
+    question = Question("q1", 1, "The dam failed.", ("Rain fell.", "Gates jammed.", "A cup was won.", NONE))
+    with HostileServer([hostile.good]) as first, HostileServer([hostile.good]) as second:
+        LLMReader(first.url, "same", retries=0, cache_dir=tmp_path).judge_question(question, [])
+        LLMReader(second.url, "same", retries=0, cache_dir=tmp_path).judge_question(question, [])
+        LLMReader(first.url, "same", retries=0, cache_dir=tmp_path).judge_question(question, [])
+    assert (len(first.calls), len(second.calls)) == (1, 1)
+
+
+def test_a_score_file_named_as_another_reader_is_refused(demo_copy, tmp_path, capsys):
+    scores = tmp_path / "s.jsonl"
+    scores.write_text("".join(json.dumps({"id": f"demo-{i}", "answer": "A"}) + "\n" for i in range(1, 9)))
+    for given, other in ((["--crossencoder", str(tmp_path / "nowhere")], "crossencoder"),
+                         (["--llm-url", "http://127.0.0.1:9/v1", "--llm-model", "m"], "llm:m")):
+        assert answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl"), "--reader-scores", f"{other}={scores}", *given) == 2
+        assert capsys.readouterr().err == (f"error: two readers are named {other!r}; give a score file another name "
+                                           "as NAME=FILE\n")
+
+
+def planted_cache(cache: Path, demo_copy: Path, tmp_path: Path) -> Path:
+    """Answer the demo once into `cache`, then plant a pickle in place of its entry."""
+    assert answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl"), "--cache-dir", str(cache)) == 0
+    [entry] = cache.glob("*.pickle")
+    entry.write_bytes(pickle.dumps(Planted(tmp_path / "ran")))
+    return entry
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="file owners and modes are POSIX")
+def test_a_cache_others_can_write_is_neither_read_nor_written(demo_copy, tmp_path, caplog):
+    cache = tmp_path / "cache"
+    entry = planted_cache(cache, demo_copy, tmp_path)
+    expected = (tmp_path / "p.jsonl").read_text()
+    cache.chmod(0o777)  # a folder anyone can write: the planted entry is not unpickled
+    assert answer_demo(demo_copy, "--out", str(tmp_path / "q.jsonl"), "--cache-dir", str(cache)) == 0
+    assert not (tmp_path / "ran").exists() and (tmp_path / "q.jsonl").read_text() == expected
+    assert f"{cache} can be written by others than its owner (mode 777)" in caplog.text
+    assert list(cache.glob("*.pickle")) == [entry]  # nor written
+    cache.chmod(0o700)
+    entry.chmod(0o666)  # the folder is safe, the entry is not: recomputed and replaced
+    assert answer_demo(demo_copy, "--out", str(tmp_path / "q.jsonl"), "--cache-dir", str(cache)) == 0
+    assert not (tmp_path / "ran").exists() and f"{entry} can be written by others" in caplog.text
+    sticky = tmp_path / "sticky"
+    sticky.mkdir(mode=0o777)
+    sticky.chmod(0o1777)  # as /tmp: a folder above the cache may be sticky
+    caplog.clear()
+    assert answer_demo(demo_copy, "--out", str(tmp_path / "q.jsonl"), "--cache-dir", str(sticky / "mine")) == 0
+    assert "written by others" not in caplog.text and list((sticky / "mine").glob("*.pickle"))
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a file away takes root")
+def test_a_cache_entry_owned_by_another_user_is_not_read(demo_copy, tmp_path, caplog):
+    entry = planted_cache(tmp_path / "cache", demo_copy, tmp_path)
+    os.chown(entry, 65534, 65534)
+    assert answer_demo(demo_copy, "--out", str(tmp_path / "q.jsonl"), "--cache-dir", str(tmp_path / "cache")) == 0
+    assert not (tmp_path / "ran").exists() and "is owned by another user (uid 65534)" in caplog.text

@@ -6,8 +6,9 @@ the data, text and graph stages and the analysis itself). Changing any of them m
 rule file, the scorer or the page template does not. Entries are pickles written to a temporary file and renamed into place, so
 parallel workers can share one folder and a reader never sees a half-written entry. An entry records its
 format and key, and one whose type, format or key does not match is recomputed and replaced, with a warning
-that names it. Entries are pickles, and unpickling runs code: the cache folder must be writable only by
-users the reader trusts (it is the user's own ~/.cache/causalgraph by default).
+that names it. Entries are pickles, and unpickling runs code: an entry, or a cache folder, that another user
+owns or could have written (config.untrusted, as ssh judges its keys) is neither read nor written, with a
+warning.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from ..config import PACKAGE_DIR
+from ..config import PACKAGE_DIR, trusted
 from ..data import Topic
 from ..text.embed import resolve_model_path
 from .analyse import TopicAnalysis, analyse_topic
@@ -109,6 +110,8 @@ class AnalysisCache:
         """The cached analysis, or None when absent, unreadable or not an entry of this format and key (then
         with a warning that names the file)."""
         path = self.path(topic)
+        if not trusted(path, log):  # unpickling runs code: never what another user could have written
+            return None
         try:
             with open(path, "rb") as handle:
                 entry = pickle.load(handle)
@@ -126,6 +129,8 @@ class AnalysisCache:
     def store(self, topic: Topic, analysis: TopicAnalysis) -> None:
         """Write the entry atomically; a folder that cannot be written only costs a warning."""
         path = self.path(topic)
+        if not trusted(path, log):
+            return
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=self.root)

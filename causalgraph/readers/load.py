@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..data import Topic, load_split
-from .base import ReaderJudgements
+from ..data import DataError, Topic, load_split
+from .base import ReaderJudgements, check_reader_names
 from .crossencoder import CrossEncoderReader
 from .llm import LLMReader
-from .scores import load_reader_files
+from .scores import load_reader_files, spec_name
 
 def crossencoder_reader(model: str, weight: int = 100, cache_dir: Path | None = None) -> CrossEncoderReader:
     """The cross-encoder reader of a model folder (or hub name); OSError naming it when it cannot be loaded."""
@@ -19,9 +20,14 @@ def crossencoder_reader(model: str, weight: int = 100, cache_dir: Path | None = 
         raise OSError(f"{model}: no model folder there (expected one written by "
                       "`causalgraph train --reader crossencoder --out FOLDER`)")
     try:
-        return CrossEncoderReader(local if local.exists() else model, weight=weight, cache_dir=cache_dir)
-    except OSError as err:
-        raise OSError(f"{model}: cannot load the model ({str(err).splitlines()[0]})") from None
+        with warnings.catch_warnings():  # torch's notes on a pickle's protocol: the error below says it
+            warnings.simplefilter("ignore", UserWarning)
+            return CrossEncoderReader(local if local.exists() else model, weight=weight, cache_dir=cache_dir)
+    except DataError:  # its settings file, named
+        raise
+    except Exception as err:  # whatever transformers and torch raise for files that are no model (a pickle, say)
+        problem = (str(err).strip().splitlines() or [""])[0].split(". ")[0]
+        raise OSError(f"{model}: cannot load the model ({type(err).__name__}{': ' if problem else ''}{problem})") from None
 
 
 def load_readers(data: str | os.PathLike, split: str, topics: list[Topic], *, scores: Iterable[str | os.PathLike] = (),
@@ -34,6 +40,9 @@ def load_readers(data: str | os.PathLike, split: str, topics: list[Topic], *, sc
     judgements cached under `cache_dir` unless it is None), each scaled by `weight` percent in the fusion."""
     readers = []
     scores = list(scores)
+    # a score file may bear a name that the other readers take: fusion would count them as one
+    check_reader_names(sorted({spec_name(s) for s in scores}) + ["crossencoder"] * bool(crossencoder)
+                       + [LLMReader.name_of(llm_model)] * bool(llm_url))
     if scores:
         questions = {q.qid: q for topic in load_split(data, split) for q in topic.questions}
         readers += load_reader_files(scores, questions, weight)

@@ -211,7 +211,8 @@ def _processes(fn, items, workers: int) -> Iterator[Outcome]:
 
 def _collect(worker: _Worker, done: dict[int, Outcome]) -> None:
     """Take the worker's outcome if it sent one; if it died instead, its item gets an error outcome."""
-    assert worker.task is not None
+    task = worker.task
+    assert task is not None
     try:
         if worker.connection.poll():
             index, outcome = worker.connection.recv()
@@ -221,7 +222,7 @@ def _collect(worker: _Worker, done: dict[int, Outcome]) -> None:
         worker.process.join(5)
     if not worker.process.is_alive():
         worker.process.join()
-        done[worker.task] = Outcome(error=f"WorkerDied: the worker process answering it died "
+        done[task] = Outcome(error=f"WorkerDied: the worker process answering it died "
                                           f"({_death(worker.process.exitcode)})", pid=os.getpid())
         worker.task = None
 
