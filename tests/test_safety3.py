@@ -334,3 +334,45 @@ def test_a_cache_entry_owned_by_another_user_is_not_read(demo_copy, tmp_path, ca
     os.chown(entry, 65534, 65534)
     assert answer_demo(demo_copy, "--out", str(tmp_path / "q.jsonl"), "--cache-dir", str(tmp_path / "cache")) == 0
     assert not (tmp_path / "ran").exists() and "is owned by another user (uid 65534)" in caplog.text
+
+
+# --- nothing raw reaches a terminal or an XML file ---
+
+HOSTILE_ID = "q\x1b[2J\x1b]0;owned\x07\u202etxt.exe\u2028"
+
+
+def test_terminal_escapes_and_bidi_overrides_in_ids_are_escaped_on_the_terminal(tmp_path):
+    same = "The gates jammed."
+    rows = [question_row(HOSTILE_ID, 1, "The dam failed.", [same, same, same, same]),  # answered alone, with a warning
+            question_row("q2", 1, "The dam failed.", ["Rain fell.", same, "A cup was won.", NONE])]
+    write_questions(tmp_path / "data" / "test" / "questions.jsonl", rows)
+    pred = tmp_path / "p.jsonl"
+    run = subprocess.run([sys.executable, "-m", "causalgraph.answer", "--data", str(tmp_path / "data"), "--out", str(pred),
+                          "--quiet"],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"id": "q2", "answer": "D"}) + "\n")
+    scored = subprocess.run([sys.executable, "-m", "causalgraph.evaluate", "--pred", str(pred), "--gold", str(gold)],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert scored.returncode == 0, scored.stderr
+    shown = r"q\x1b[2J\x1b]0;owned\x07\u202etxt.exe\u2028"
+    for err in (run.stderr, scored.stderr):
+        assert shown in err and not set(err) & {"\x1b", "\x07", "\u202e", "\u2028"}
+        assert all(line.startswith(("WARNING: ", "answered ", "warning: ")) for line in err.splitlines())
+
+
+def test_control_characters_in_texts_make_graphml_that_parses(demo_copy, tmp_path):
+    import networkx as nx
+
+    from causalgraph.cli import timeline
+
+    questions = demo_copy / "sample" / "questions.jsonl"
+    questions.write_text(questions.read_text().replace("The", "Th\\u001be\\u0001\\\\", 1))
+    docs = demo_copy / "sample" / "docs.json"
+    docs.write_text(docs.read_text().replace('"title": "', '"title": "\\u0007\\u000b\\ufffe', 1))
+    out = tmp_path / "t.graphml"
+    assert timeline.main(["--data", str(demo_copy), "--split", "sample", "--graph-out", str(out), "--quiet"]) == 0
+    graph = nx.read_graphml(out)
+    texts = [d.get("text", d.get("title", "")) for _, d in graph.nodes(data=True)]
+    assert any("Th\\x1be\\x01\\" in t for t in texts) and any("\\x07\\x0b\\ufffe" in t for t in texts)
