@@ -376,3 +376,16 @@ def test_control_characters_in_texts_make_graphml_that_parses(demo_copy, tmp_pat
     graph = nx.read_graphml(out)
     texts = [d.get("text", d.get("title", "")) for _, d in graph.nodes(data=True)]
     assert any("Th\\x1be\\x01\\" in t for t in texts) and any("\\x07\\x0b\\ufffe" in t for t in texts)
+
+
+def test_a_vast_topic_range_costs_no_more_than_a_small_one(demo_copy, tmp_path, capsys):
+    from causalgraph.cli.common import parse_topics
+
+    start = time.perf_counter()
+    assert answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl"), "--topics", "1-999999999999") == 2
+    assert capsys.readouterr().err.endswith("unknown topic 2 in split sample\n")
+    assert 999999999999 in parse_topics("1-999999999999") and 10**12 not in parse_topics("1-999999999999")
+    assert time.perf_counter() - start < 10
+    with pytest.raises(SystemExit):
+        answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl"), "--topics", "1-" + "9" * 19)
+    assert "ids of at most 18 digits" in capsys.readouterr().err

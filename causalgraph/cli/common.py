@@ -15,7 +15,8 @@ from pathlib import Path
 
 from ..config import DEFAULT_ENCODER, default_cache_dir
 from ..data import DataError
-from ..data.records import escaped
+from ..data.load import TopicIds
+from ..data.records import MAX_TOPIC_DIGITS, escaped
 from ..experiments.inputs import cv_inputs as read_cv_inputs, shipped_bias
 from ..learn.crossval import TopicShape
 from ..readers.base import ReaderJudgements
@@ -47,19 +48,19 @@ def parse_groups(text: str) -> frozenset[str]:
     return groups
 
 
-def parse_topics(text: str) -> list[int]:
-    """An argparse type: topic ids and ranges, e.g. '37,40-42' (in the order given, each once)."""
-    topics: list[int] = []
+def parse_topics(text: str) -> TopicIds:
+    """An argparse type: topic ids and ranges, e.g. '37,40-42', kept as ranges (a range is never expanded)."""
+    ranges: list[tuple[int, int]] = []
     for part in (p.strip() for p in text.split(",")):
-        match = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
+        match = re.fullmatch(rf"(\d{{1,{MAX_TOPIC_DIGITS}}})(?:\s*-\s*(\d{{1,{MAX_TOPIC_DIGITS}}}))?", part)
         if part and (match is None or (match[2] is not None and int(match[2]) < int(match[1]))):
-            raise argparse.ArgumentTypeError(f"--topics takes ids and ranges such as 1,3-5; got {part!r} in {text!r}")
+            raise argparse.ArgumentTypeError(f"--topics takes ids and ranges such as 1,3-5 (ids of at most "
+                                             f"{MAX_TOPIC_DIGITS} digits); got {part!r} in {text!r}")
         if match:
-            first, last = int(match[1]), int(match[2] or match[1])
-            topics += [t for t in range(first, last + 1) if t not in topics]
-    if not topics:
+            ranges.append((int(match[1]), int(match[2] or match[1])))
+    if not ranges:
         raise argparse.ArgumentTypeError(f"--topics names no topic: {text!r}")
-    return topics
+    return TopicIds(tuple(ranges))
 
 
 def positive(kind, most: float = 1e6):

@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -253,8 +254,9 @@ def warn_without_documents(topics: Iterable[Topic]) -> None:
         log.warning("%s no documents; answered from the question texts only", which)
 
 
-def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | None = None) -> list[Topic]:
-    """Load one split of a data folder as topics; `topics` restricts to those ids."""
+def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | TopicIds | None = None) -> list[Topic]:
+    """Load one split of a data folder as topics; `topics` (ids, or TopicIds) restricts to those ids, each of
+    which must be in the split."""
     if split not in SPLITS:
         raise DataError(root, None, f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
     path = split_dir(root, split) / "questions.jsonl"
@@ -263,12 +265,36 @@ def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | None
         raise DataError(path, None, "no questions in the file")
     result = group_topics(questions, all_documents(root))
     if topics is not None:
-        wanted = set(topics)
-        unknown = wanted - {t.topic_id for t in result}
-        if unknown:
-            raise DataError(split_dir(root, split), None, f"unknown topic {sorted(unknown)[0]} in split {split}")
+        wanted = topics if isinstance(topics, TopicIds) else set(topics)
+        present = {t.topic_id for t in result}
+        unknown = wanted.first_missing(present) if isinstance(wanted, TopicIds) else min(wanted - present, default=None)
+        if unknown is not None:
+            raise DataError(split_dir(root, split), None, f"unknown topic {unknown} in split {split}")
         result = [t for t in result if t.topic_id in wanted]
     return result
+
+
+@dataclass(frozen=True)
+class TopicIds:
+    """Topic ids as the ranges that name them (first, last), never expanded: `--topics 1-999999999999` costs
+    no more than `--topics 1-2`."""
+
+    ranges: tuple[tuple[int, int], ...]
+
+    def __contains__(self, topic_id: object) -> bool:
+        return isinstance(topic_id, int) and any(first <= topic_id <= last for first, last in self.ranges)
+
+    def first_missing(self, present: set[int]) -> int | None:
+        """The smallest id of the ranges that is not in `present` (None when every one is), in time linear in
+        the size of `present` and the number of ranges."""
+        missing = []
+        for first, last in self.ranges:
+            topic_id = first
+            while topic_id <= last and topic_id in present:
+                topic_id += 1
+            if topic_id <= last:
+                missing.append(topic_id)
+        return min(missing, default=None)
 
 
 def load_train_evidence(root: str | os.PathLike) -> dict[int, list[Document]]:
