@@ -65,11 +65,14 @@ class Reasoner:
         """The scorer of `model` (default: the shipped one), with the rule groups of `without` switched off
         (of none, consistency, priors, optimize), `params` (default: the scorer's precision bias) and `readers`:
         judgements already made (`ReaderJudgements`), or reader objects, which judge the topics being answered.
-        `cache_dir` keeps each topic's analysis on disk, as `answer` does (default: no cache).
+        `time_limit` caps the seconds of solving per topic, as `--time-limit` does (a positive number; the
+        answer may then depend on timing). `cache_dir` keeps each topic's analysis on disk, as `answer` does
+        (default: no cache).
         Readers are weighed as `answer` weighs them: at `reader_weight` percent where given, else by
         `reader_calibration` (a file written by `calibrate`, or calibrations by reader name) and, for readers it
         does not name, without gold on the topics being answered.
-        ValueError (or OSError) naming the model file when it cannot be loaded."""
+        ValueError (or OSError) naming the model file when it cannot be loaded, and ValueError for a
+        `time_limit` that is not a positive number."""
         without = frozenset(without)
         unknown = sorted(without - set(SWITCHABLE))
         if unknown:
@@ -99,6 +102,8 @@ class Reasoner:
 
     def answer(self, topics: Iterable[Topic], workers: int = 1) -> Iterator[Answer]:
         """The answer of every question of the topics, topic by topic in input order, each topic solved at once.
+        `topics` is read in full before the first answer (the readers judge, and are weighed on, all of them
+        together), so it must be finite: pass a list, or call answer() on batches of an endless stream.
         `workers` > 1 answers topics in that many processes. A topic that fails raises RuntimeError naming it."""
         topics = list(topics)
         warn_without_documents(topics)

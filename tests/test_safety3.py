@@ -389,3 +389,117 @@ def test_a_vast_topic_range_costs_no_more_than_a_small_one(demo_copy, tmp_path, 
     with pytest.raises(SystemExit):
         answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl"), "--topics", "1-" + "9" * 19)
     assert "ids of at most 18 digits" in capsys.readouterr().err
+
+
+def test_warnings_over_thousands_of_topics_stay_short(tmp_path, caplog):
+    from causalgraph.data.load import warn_without_documents
+    from causalgraph.experiments.sizes import thin_topics
+
+    topics = [Topic(t, [Question(f"q{t}", t, "The dam failed.", ("Rain fell.", "Gates jammed.", "A cup was won.", NONE))])
+              for t in range(1, 10_001, 2)]
+    _, thin = thin_topics(topics, readers=False)
+    assert thin.startswith("topics 1, 3, 5,") and " and 4,980 more: fewer than" in thin and len(thin) < 400
+    warn_without_documents(topics)
+    assert "topics 1, 3, 5," in caplog.text and "and 4,980 more have no documents" in caplog.text
+    assert max(map(len, caplog.text.splitlines())) < 400
+
+
+def test_parse_date_takes_linear_time():
+    from causalgraph.text.dates import PartialDate, parse_date
+
+    assert parse_date("taxes effective  May 1, then on May 3") == PartialDate(None, 5, 3)
+    assert parse_date("effective May 1") is None and parse_date("Noneffective May 1") == PartialDate(None, 5, 1)
+    times = []
+    for size in (25_000, 100_000):
+        text = ("May 1 " * size)[:size]
+        start = time.perf_counter()
+        assert parse_date(text) == PartialDate(None, 5, 1)
+        times.append(time.perf_counter() - start)
+    assert times[1] < 2 and times[1] < 10 * times[0] + 0.05  # quadratic would be 16 times and about 85 s
+
+
+def test_library_inputs_are_checked():
+    import causalgraph as cg
+
+    for bad in (-1, 0, float("nan"), float("inf"), "5", True):
+        with pytest.raises(ValueError, match="time-limit must be a number of seconds above 0"):
+            cg.Reasoner.load(time_limit=bad)
+    assert cg.Reasoner.load(time_limit=0.5).settings.time_limit == 0.5
+
+
+# --- small ones: endless inputs, long names, folders left behind, clashing options, huge documents ---
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_an_endless_device_as_an_input_is_one_line(demo_copy, tmp_path, capsys):
+    assert answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl"), "--reader-scores", "/dev/zero") == 2
+    assert capsys.readouterr().err == "error: /dev/zero: is a character device, not a file to read\n"
+    from causalgraph.data import DataError
+    from causalgraph.learn.calibration import load_calibrations
+
+    with pytest.raises(DataError, match="^/dev/zero: is a character device, not a file to read$"):
+        load_calibrations("/dev/zero")
+
+
+def test_a_calibration_file_with_a_huge_number_names_the_file(tmp_path):
+    from causalgraph.data import DataError
+    from causalgraph.learn.calibration import load_calibrations
+
+    path = tmp_path / "cal.json"
+    path.write_text('{"readers": [{"scale": ' + "7" * 5001 + "}]}")
+    with pytest.raises(DataError, match=f"^{path}: not JSON") as err:
+        load_calibrations(path)
+    assert "\n" not in str(err.value) and len(str(err.value)) < 300
+
+
+def test_an_output_with_a_long_legal_name_is_written(demo_copy, tmp_path):
+    out = tmp_path / ("p" * 244 + ".jsonl")  # 250 bytes; the file system takes 255
+    assert answer_demo(demo_copy, "--out", str(out)) == 0 and len(out.read_text().splitlines()) == 8
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["demo", out.name])
+
+
+def test_a_failed_run_leaves_no_folder_behind(demo_copy, tmp_path, monkeypatch):
+    out = tmp_path / "new" / "deeper" / "p.jsonl"
+    monkeypatch.setattr(answer, "run_topics", lambda *a: ([], ["topic 1: RuntimeError: it broke"]))
+    assert answer_demo(demo_copy, "--out", str(out)) == 1 and not (tmp_path / "new").exists()
+    monkeypatch.undo()
+    fail_renaming_onto(out, monkeypatch)
+    assert answer_demo(demo_copy, "--out", str(out)) == 2 and not (tmp_path / "new").exists()
+
+
+def fail_renaming_onto(path, monkeypatch) -> None:
+    """os.replace fails with a full disk when it renames onto `path`."""
+    real_replace = os.replace
+
+    def failing_replace(src, dst):
+        if str(dst) == str(path):
+            raise OSError(28, "No space left on device")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+
+
+def test_an_output_that_is_the_cache_folder_is_refused_before_any_work(demo_copy, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(answer, "run_topics", lambda *a: pytest.fail("topics answered before the outputs were checked"))
+    same = tmp_path / "x"
+    assert answer_demo(demo_copy, "--out", str(same), "--cache-dir", str(same)) == 2
+    assert capsys.readouterr().err == f"error: --out {same}: --cache-dir {same} is a folder there; give them apart\n"
+    assert answer_demo(demo_copy, "--out", str(same), "--cache-dir", str(same / "cache")) == 2
+    assert not same.exists()
+
+
+def test_visualize_reads_a_bounded_share_of_huge_documents(demo_copy, tmp_path, caplog):
+    from causalgraph.cli import visualize
+
+    docs = demo_copy / "sample" / "docs.json"
+    entries = json.loads(docs.read_text())
+    content = " ".join(d["content"] for d in entries[0]["docs"])
+    entries[0]["docs"] = [{"id": f"d{i}", "title": f"Report {i}", "content": content} for i in range(2000)]
+    docs.write_text(json.dumps(entries))
+    total = 2000 * len(content)
+    start = time.perf_counter()
+    assert visualize.main(["--data", str(demo_copy), "--split", "sample", "--topic", "1", "--out",
+                           str(tmp_path / "t.html"), "--max-document-chars", "5000", "--quiet"]) == 0
+    assert time.perf_counter() - start < 120
+    assert (f"topic 1: its 2,000 documents hold {total:,} characters; the page reads the first 5,000 of them, in "
+            f"{-(-5000 // len(content))} documents (--max-document-chars)") in caplog.text
+    assert visualize.capped(load_split(demo_copy, "sample")[0], 5000).documents[-1].content == content[:5000 % len(content)]

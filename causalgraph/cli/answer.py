@@ -44,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--none-prior", type=weight, help="cost of a real option where None is offered, weighed against the "
                         "edge log-odds x 100; default: a priority level above all edge evidence")
     parser.add_argument("--bias", type=weight, help="precision bias per selected label (log-odds x 100); default: the model's")
-    parser.add_argument("--time-limit", type=positive(float), help="seconds of solving per topic; the best answer set so far is used")
+    parser.add_argument("--time-limit", type=positive(float), help="seconds of solving per topic, all its searches together; "
+                        "the best answer set found by then is used")
     parser.add_argument("--workers", type=positive(int), default=1, help="topics answered in parallel (processes)")
     parser.add_argument("--scheduler", choices=SCHEDULERS, default="local", help="local processes, or a Dask cluster")
     parser.add_argument("--dask-address", help="scheduler address of a running Dask cluster (implies --scheduler dask)")
@@ -135,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     data, split = (DEMO_DATA, "sample") if args.demo else (args.data, args.split)
     try:
         outputs = check_outputs({"--out": args.out, "--explain": args.explain, "--timings": args.timings},
-                                [*data_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
+                                [*data_files(data), args.model, *args.reader_scores, *reader_inputs(args)],
+                                {"--cache-dir": None if args.no_cache else args.cache_dir})
         calibrations = load_calibrations(args.reader_calibration) if args.reader_calibration else None
         topics = load_split(data, split, args.topics)
         warn_without_documents(topics)

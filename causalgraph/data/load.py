@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -30,8 +31,34 @@ def _warn(path: str | os.PathLike, where: str, problem: str) -> None:
     log.warning("%s:%s: %s", path, where, problem)
 
 
+MAX_STREAM_BYTES = 1 << 30  # read from a pipe, whose size is not known beforehand
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """The bytes of an input file, read in time bounded by its size: a regular file whole, a pipe up to
+    MAX_STREAM_BYTES; DataError naming it for a device (/dev/zero never ends), a socket, or a pipe that sends
+    more."""
+    with open(path, "rb") as handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        if stat.S_ISREG(mode):
+            return handle.read()
+        if not stat.S_ISFIFO(mode):
+            kind = "a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode) else "not a file"
+            raise DataError(path, None, f"is {kind}, not a file to read")
+        data = handle.read(MAX_STREAM_BYTES + 1)
+    if len(data) > MAX_STREAM_BYTES:
+        raise DataError(path, None, f"more than {MAX_STREAM_BYTES:,} bytes from a pipe; give a file")
+    return data
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """An input file as UTF-8 text (a leading byte-order mark dropped), read as read_bytes reads it; DataError
+    naming the file and line of the first byte that is not UTF-8."""
+    return _read_text(Path(path))
+
+
 def _read_text(path: Path) -> str:
-    data = path.read_bytes()
+    data = read_bytes(path)
     try:
         return data.decode("utf-8-sig")  # a leading byte-order mark is accepted and dropped
     except UnicodeDecodeError as err:
@@ -235,22 +262,28 @@ def group_topics(questions: Iterable[Question], documents: dict[int, tuple[str, 
     return [topics[t] for t in sorted(topics)]
 
 
-def id_ranges(ids: Iterable[int]) -> str:
-    """Sorted ids with runs shortened to ranges: "1-3, 7"."""
+MOST_RUNS = 20  # of ids that a message names; the others are counted
+
+
+def id_ranges(ids: Iterable[int], most: int | None = None) -> str:
+    """Sorted ids with runs shortened to ranges: "1-3, 7"; with `most`, the first `most` runs and a count of
+    the other ids ("1, 3, 5 and 4,997 more"), so that a message stays short however many ids it names."""
     runs: list[list[int]] = []
     for i in sorted(set(ids)):
         if runs and i == runs[-1][1] + 1:
             runs[-1][1] = i
         else:
             runs.append([i, i])
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+    shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs[:most])
+    rest = sum(b - a + 1 for a, b in runs[most:]) if most is not None else 0
+    return f"{shown} and {rest:,} more" if rest else shown
 
 
 def warn_without_documents(topics: Iterable[Topic]) -> None:
     """One warning that names the topics without documents: they are answered from their question texts."""
     missing = [t.topic_id for t in topics if not t.documents]
     if missing:
-        which = f"topic {missing[0]} has" if len(missing) == 1 else f"topics {id_ranges(missing)} have"
+        which = f"topic {missing[0]} has" if len(missing) == 1 else f"topics {id_ranges(missing, MOST_RUNS)} have"
         log.warning("%s no documents; answered from the question texts only", which)
 
 

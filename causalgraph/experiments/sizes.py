@@ -12,6 +12,7 @@ from sklearn.metrics import roc_auc_score
 
 from ..analysis.analyse import TopicAnalysis
 from ..data import question_score
+from ..data.load import MOST_RUNS
 from ..learn.crossval import cut_topic, fold_scorers
 from ..learn.scorer import edge_scores
 from ..readers.base import Judgement
@@ -203,6 +204,6 @@ def thin_topics(topics, readers: bool) -> tuple[list[int], str | None]:
     thin = [t.topic_id for t in topics if len(t.questions) < THIN_QUESTIONS]
     if not thin:
         return [], None
-    names = ", ".join(map(str, thin))
+    names = ", ".join(map(str, thin[:MOST_RUNS])) + (f" and {len(thin) - MOST_RUNS:,} more" if len(thin) > MOST_RUNS else "")
     return thin, (f"topic{'s' if len(thin) > 1 else ''} {names}: fewer than {THIN_QUESTIONS} questions and no reader, "
                   f"so the answers rest on little structure; a reader would help ({HELPFUL_OPTIONS})")

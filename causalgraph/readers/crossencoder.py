@@ -16,6 +16,7 @@ from tqdm import tqdm
 
 from ..config import DEFAULT_ENCODER
 from ..data import LABELS, DataError, Question, Topic, is_none_option, normalize_text
+from ..data.load import read_text
 from ..data.records import shown
 from ..text.embed import encode, resolve_model_path
 from ..text.evidence import word_tokens
@@ -189,12 +190,13 @@ def read_settings(folder: str | Path) -> dict:
     path = Path(folder) / SETTINGS_FILE
     if not path.is_file():
         return {}
+    text = read_text(path)
     try:
-        read = json.loads(path.read_text(encoding="utf-8"))
+        read = json.loads(text)
     except json.JSONDecodeError as err:
         raise DataError(path, f"line {err.lineno}", f"bad JSON ({err.msg})") from None
-    except (UnicodeDecodeError, RecursionError, ValueError) as err:
-        raise DataError(path, None, f"not a settings file ({type(err).__name__})") from None
+    except (RecursionError, ValueError) as err:  # nested too deeply; a number longer than int() reads
+        raise DataError(path, None, f"bad JSON ({type(err).__name__})") from None
     if not isinstance(read, dict):
         raise DataError(path, None, f"expected a JSON object such as {{\"encoder\": ..., \"evidence\": true}}, got {shown(read)}")
     if not isinstance(read.get("encoder", DEFAULT_ENCODER), str) or not read.get("encoder", DEFAULT_ENCODER).strip():
