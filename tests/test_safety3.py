@@ -25,6 +25,7 @@ from causalgraph.run import parallel
 from causalgraph.run.parallel import map_ordered
 
 from .conftest import NONE, assert_valid_solution, question_row, write_questions
+from .test_safety import answer_demo, fail_renaming_onto
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,10 +34,6 @@ ROOT = Path(__file__).resolve().parent.parent
 def demo_copy(tmp_path, demo_dir):
     """A writable copy of the demo data folder."""
     return shutil.copytree(demo_dir, tmp_path / "demo")
-
-
-def answer_demo(data, *extra) -> int:
-    return answer.main(["--data", str(data), "--split", "sample", "--quiet", *extra])
 
 
 def alive(pid: int) -> bool:
@@ -464,18 +461,6 @@ def test_a_failed_run_leaves_no_folder_behind(demo_copy, tmp_path, monkeypatch):
     monkeypatch.undo()
     fail_renaming_onto(out, monkeypatch)
     assert answer_demo(demo_copy, "--out", str(out)) == 2 and not (tmp_path / "new").exists()
-
-
-def fail_renaming_onto(path, monkeypatch) -> None:
-    """os.replace fails with a full disk when it renames onto `path`."""
-    real_replace = os.replace
-
-    def failing_replace(src, dst):
-        if str(dst) == str(path):
-            raise OSError(28, "No space left on device")
-        real_replace(src, dst)
-
-    monkeypatch.setattr(os, "replace", failing_replace)
 
 
 def test_an_output_that_is_the_cache_folder_is_refused_before_any_work(demo_copy, tmp_path, capsys, monkeypatch):
