@@ -20,7 +20,8 @@ import pytest
 from causalgraph.cli import answer
 from causalgraph.data import Question, Topic, load_split
 from causalgraph.graph.topic import build_graph, candidate_pairs
-from causalgraph.reason.solve import TopicProgram, solve_topic
+from causalgraph.reason.facts import topic_facts
+from causalgraph.reason.solve import GATED, RELAXABLE, TopicProgram, solve_topic
 from causalgraph.run import parallel
 from causalgraph.run.parallel import map_ordered
 
@@ -159,6 +160,16 @@ def test_the_time_limit_caps_all_the_searches_of_a_topic(monkeypatch):
     assert time.monotonic() - start < 5 and len(searches) < 100
     assert unlimited.dropped == ("consistency",) and all(unlimited.answers.values())
     assert_valid_solution(graph, limited)  # the answer may depend on timing, as the README says
+
+
+def test_a_search_stopped_at_the_deadline_still_gives_the_unsat_core():
+    # cancelled as it proved the topic unsatisfiable, clingo gives no core: then branch-and-bound proves it again,
+    # so that the relaxation has groups to drop (an empty core once sent a limited topic to be solved unlimited)
+    graph = build_graph(clash_topic(2))
+    program = TopicProgram(topic_facts(graph, dict.fromkeys(candidate_pairs(graph), 0.5), set()))
+    for _ in range(500):
+        found = program.solve(GATED, None, time.monotonic())
+        assert found.unsatisfiable and set(RELAXABLE) & set(found.core)
 
 
 # --- a question that cannot be answered takes only itself down ---

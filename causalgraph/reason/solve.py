@@ -249,6 +249,8 @@ class TopicProgram:
                 handle.cancel()
             result = handle.get()
             core = handle.core() if result.unsatisfiable else []
+        if result.unsatisfiable and not finished:  # it ended as it was cancelled: clingo gives no core then
+            return SolveResult(Status.UNKNOWN)
         if result.unsatisfiable:
             return SolveResult(Status.UNSATISFIABLE, core=tuple(sorted({self.literals[lit] for lit in core
                                                                          if lit in self.literals})))

@@ -194,7 +194,7 @@ def _processes(fn, items, workers: int) -> Iterator[Outcome]:
                         worker.stop()
                         pool[i] = worker = _Worker(context, fn)
                     if worker.task is None and pending:
-                        worker.task, item = pending[0][0], pending.popleft()[1]
+                        worker.task, item = pending.popleft()
                         try:
                             worker.connection.send((worker.task, item))
                         except OSError:  # it died as it was given the item: the next round sees it
@@ -223,7 +223,7 @@ def _collect(worker: _Worker, done: dict[int, Outcome]) -> None:
     if not worker.process.is_alive():
         worker.process.join()
         done[task] = Outcome(error=f"WorkerDied: the worker process answering it died "
-                                          f"({_death(worker.process.exitcode)})", pid=os.getpid())
+                                   f"({_death(worker.process.exitcode)})", pid=os.getpid())
         worker.task = None
 
 
