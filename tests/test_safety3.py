@@ -251,6 +251,7 @@ def test_a_pickled_crossencoder_is_not_run_and_is_one_line(tmp_path, capsys):
     from causalgraph.readers.crossencoder import PairModel
 
     PairModel(seed=1).tokenizer.save_pretrained(folder)
+    capsys.readouterr()  # what loading the tokenizer's model printed
     assert answer.main(["--demo", "--quiet", "--crossencoder", str(folder)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: --crossencoder {folder}: cannot load the model (") and err.count("\n") == 1
@@ -417,13 +418,10 @@ def test_parse_date_takes_linear_time():
 
     assert parse_date("taxes effective  May 1, then on May 3") == PartialDate(None, 5, 3)
     assert parse_date("effective May 1") is None and parse_date("Noneffective May 1") == PartialDate(None, 5, 1)
-    times = []
-    for size in (25_000, 100_000):
-        text = ("May 1 " * size)[:size]
-        start = time.perf_counter()
-        assert parse_date(text) == PartialDate(None, 5, 1)
-        times.append(time.perf_counter() - start)
-    assert times[1] < 2 and times[1] < 10 * times[0] + 0.05  # quadratic would be 16 times and about 85 s
+    text = ("May 1 " * 20_000)[:100_000]
+    start = time.perf_counter()
+    assert parse_date(text) == PartialDate(None, 5, 1)
+    assert time.perf_counter() - start < 5  # 0.1 s here; the quadratic search took 85 s
 
 
 def test_library_inputs_are_checked():
