@@ -24,7 +24,7 @@ from .data.load import warn_without_documents
 from .experiments.sizes import thin_topics
 from .learn.calibration import load_calibrations, match_calibrations
 from .learn.scorer import Scorer, reads_documents
-from .readers.base import ReaderJudgements
+from .readers.base import ReaderJudgements, check_reader_names
 from .readers.calibration import ReaderCalibration
 from .reason.solve import SWITCHABLE, SolverParams
 from .run.calibrate import calibrated_settings
@@ -71,11 +71,14 @@ class Reasoner:
         """The scorer of `model` (default: the shipped one), with the rule groups of `without` switched off
         (of none, consistency, priors, optimize), `params` (default: the scorer's precision bias) and `readers`:
         judgements already made (`ReaderJudgements`), or reader objects, which judge the topics being answered.
-        `cache_dir` keeps each topic's analysis on disk, as `answer` does (default: no cache).
+        `time_limit` caps the seconds of solving per topic, as `--time-limit` does (a positive number; the
+        answer may then depend on timing). `cache_dir` keeps each topic's analysis on disk, as `answer` does
+        (default: no cache).
         Readers are weighed as `answer` weighs them: at `reader_weight` percent where given, else by
         `reader_calibration` (a file written by `calibrate`, or calibrations by reader name) and, for readers it
         does not name, without gold on the topics being answered.
-        ValueError (or OSError) naming the model file when it cannot be loaded."""
+        ValueError (or OSError) naming the model file when it cannot be loaded, and ValueError for a
+        `time_limit` that is not a positive number."""
         without = frozenset(without)
         unknown = sorted(without - set(SWITCHABLE))
         if unknown:
@@ -105,6 +108,8 @@ class Reasoner:
 
     def answer(self, topics: Iterable[Topic], workers: int = 1) -> Iterator[Answer]:
         """The answer of every question of the topics, topic by topic in input order, each topic solved at once.
+        `topics` is read in full before the first answer (the readers judge, and are weighed on, all of them
+        together), so it must be finite: pass a list, or call answer() on batches of an endless stream.
         `workers` > 1 answers topics in that many processes. A topic that fails raises RuntimeError naming it.
         Like `answer`, it warns (logging, logger `causalgraph.api`) when small topics are answered without a reader."""
         topics = list(topics)
@@ -114,6 +119,7 @@ class Reasoner:
             judged = tuple(reader.judge(topics, progress=False) for reader in self.reader_objects)
             settings = Settings(settings.model, settings.without, settings.params, settings.time_limit, settings.cache,
                                 settings.readers + judged)
+        check_reader_names([r.reader for r in settings.readers])
         if self.calibrations is not None and settings.readers:
             calibrations = match_calibrations(settings.readers, self.calibrations, "reader_calibration")
         else:

@@ -60,11 +60,19 @@ def test_changed_topic_content_misses_the_cache(tmp_path, analysis_cache):
 
 
 @pytest.fixture
-def with_failing_topic(two_topics):
-    """The two topics plus topic 3, whose only question offers its own target four times: no answer exists."""
+def with_failing_topic(two_topics, monkeypatch):
+    """The two topics plus topic 3, whose solving fails (a fault put into the solver for it)."""
     rows = (two_topics / "sample" / "questions.jsonl").read_text()
-    bad = question_row("bad-1", 3, "The mill closed.", ["The mill closed."] * 4)
+    bad = question_row("bad-1", 3, "The mill closed.", ["Rain fell.", "The gates jammed.", "A cup was won.", "Snow fell."])
     (two_topics / "sample" / "questions.jsonl").write_text(rows + json.dumps(bad) + "\n")
+    real_solve = batch.solve_analysis
+
+    def solve(analysis, *args):
+        if analysis.topic.topic_id == 3:
+            raise RuntimeError("topic 3, question bad-1: the solver broke")
+        return real_solve(analysis, *args)
+
+    monkeypatch.setattr(batch, "solve_analysis", solve)
     return two_topics
 
 
@@ -72,7 +80,7 @@ def test_first_failure_aborts_with_a_clear_message_and_no_output(with_failing_to
     code, out, explain = run(with_failing_topic, tmp_path / "o")
     err = capsys.readouterr().err
     assert code == 1 and out is None and explain is None
-    assert "error: topic 3: RuntimeError: topic 3, question bad-1: unsatisfiable even without the relaxable rule groups" in err
+    assert "error: topic 3: RuntimeError: topic 3, question bad-1: the solver broke" in err
     assert "nothing written; --keep-going" in err
     assert not list((tmp_path / "o").glob(".*"))  # no temporary files left either
 

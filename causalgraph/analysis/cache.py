@@ -11,7 +11,8 @@ not. Entries are pickles written to a temporary file and renamed into place, so 
 folder and a reader never sees a half-written entry. An entry records its format and key, and one whose type,
 format or key does not match is recomputed and replaced, with a warning that names it. Entries are pickles, and
 unpickling runs code: the cache folder must be writable only by users the reader trusts (it is the user's own
-~/.cache/causalgraph by default).
+~/.cache/causalgraph by default); an entry, or a cache folder, that another user owns or could have written
+(config.untrusted, as ssh judges its keys) is neither read nor written, with a warning.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from ..config import PACKAGE_DIR
+from ..config import PACKAGE_DIR, trusted
 from ..data import Document, Topic
 from ..text.embed import resolve_model_path
 from ..text.extract import DocumentReading, read_documents
@@ -177,8 +178,10 @@ class AnalysisCache:
 
 
 def _load(path: Path, kind: type):
-    """The value of the entry at `path`, or None when absent, unreadable or not an entry of this format, key
-    and kind (then with a warning that names the file)."""
+    """The value of the entry at `path`, or None when absent, unreadable, not an entry of this format, key
+    and kind (then with a warning that names the file), or where another user could have written it."""
+    if not trusted(path, log):  # unpickling runs code: never what another user could have written
+        return None
     try:
         with open(path, "rb") as handle:
             entry = pickle.load(handle)
@@ -196,6 +199,8 @@ def _load(path: Path, kind: type):
 
 def _store(path: Path, value) -> None:
     """Write the entry atomically; a folder that cannot be written only costs a warning."""
+    if not trusted(path, log):
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

@@ -18,6 +18,7 @@ from ..config import DEFAULT_MODEL, DEMO_DATA, default_cache_dir
 from ..data import SPLITS, DataError, Topic, input_files, load_data, question_score
 from ..experiments.sizes import thin_topics
 from ..data.load import warn_without_documents
+from ..data.records import escaped
 from ..readers.llm import EndpointError
 from ..learn.calibration import load_calibrations, match_calibrations
 from ..learn.scorer import reads_documents
@@ -27,7 +28,7 @@ from ..run.batch import STAGES, Answer, Settings, TopicAnswer, answer_topics, sc
 from ..run.calibrate import calibrated_settings
 from ..run.output import check_outputs, jsonl, write_files
 from ..run.parallel import SCHEDULERS
-from .common import add_reader_options, check_reader_options, load_readers, reader_inputs, parse_groups, parse_topics, plural, positive, prog, run_command, weight
+from .common import add_reader_options, check_reader_options, load_readers, reader_inputs, parse_groups, parse_topics, plural, positive, prog, log_warnings, run_command, weight
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--none-prior", type=weight, help="cost of a real option where None is offered, weighed against the "
                         "edge log-odds x 100; default: a priority level above all edge evidence")
     parser.add_argument("--bias", type=weight, help="precision bias per selected label (log-odds x 100); default: the model's")
-    parser.add_argument("--time-limit", type=positive(float), help="seconds of solving per topic; the best answer set so far is used")
+    parser.add_argument("--time-limit", type=positive(float), help="seconds of solving per topic, all its searches together; "
+                        "the best answer set found by then is used")
     parser.add_argument("--workers", type=positive(int), default=1, help="topics answered in parallel (processes)")
     parser.add_argument("--scheduler", choices=SCHEDULERS, default="local", help="local processes, or a Dask cluster")
     parser.add_argument("--dask-address", help="scheduler address of a running Dask cluster (implies --scheduler dask)")
@@ -76,7 +78,7 @@ def run_topics(topics: list[Topic], settings: Settings, args: argparse.Namespace
             if outcome.error is None:
                 answers.append(outcome.value)
                 continue
-            failures.append(f"topic {topic.topic_id}: {outcome.error}")
+            failures.append(f"topic {topic.topic_id}: {escaped(outcome.error)}")
             if not args.keep_going:
                 break
     return answers, failures
@@ -141,12 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+    log_warnings()
     check_reader_options(parser, args)
     data, split = (DEMO_DATA, "sample") if args.demo else (args.data, args.split)
     try:
         outputs = check_outputs({"--out": args.out, "--explain": args.explain, "--timings": args.timings},
-                                [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
+                                [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)],
+                                {"--cache-dir": None if args.no_cache else args.cache_dir})
         calibrations = load_calibrations(args.reader_calibration) if args.reader_calibration else None
         topics = load_data(data, split, args.topics)
         warn_without_documents(topics)

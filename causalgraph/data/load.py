@@ -7,11 +7,13 @@ import json
 import logging
 import os
 import re
+import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from .records import (LABELS, MAX_DOCUMENT_CHARS, SPLITS, DataError, Document, Question, Topic, check_text, parse_id,
-                      parse_labels, parse_topic_id, shown)
+from .records import (LABELS, MAX_DOCUMENT_CHARS, SPLITS, DataError, Document, Question, Topic, check_text,
+                      normalize_text, parse_id, parse_labels, parse_topic_id, shown)
 
 log = logging.getLogger(__name__)
 ISO_DATE = re.compile(r"(?:19|20)\d\d-\d\d-\d\d")
@@ -29,8 +31,34 @@ def _warn(path: str | os.PathLike, where: str, problem: str) -> None:
     log.warning("%s:%s: %s", path, where, problem)
 
 
+MAX_STREAM_BYTES = 1 << 30  # read from a pipe, whose size is not known beforehand
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """The bytes of an input file, read in time bounded by its size: a regular file whole, a pipe up to
+    MAX_STREAM_BYTES; DataError naming it for a device (/dev/zero never ends), a socket, or a pipe that sends
+    more."""
+    with open(path, "rb") as handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        if stat.S_ISREG(mode):
+            return handle.read()
+        if not stat.S_ISFIFO(mode):
+            kind = "a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode) else "not a file"
+            raise DataError(path, None, f"is {kind}, not a file to read")
+        data = handle.read(MAX_STREAM_BYTES + 1)
+    if len(data) > MAX_STREAM_BYTES:
+        raise DataError(path, None, f"more than {MAX_STREAM_BYTES:,} bytes from a pipe; give a file")
+    return data
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """An input file as UTF-8 text (a leading byte-order mark dropped), read as read_bytes reads it; DataError
+    naming the file and line of the first byte that is not UTF-8."""
+    return _read_text(Path(path))
+
+
 def _read_text(path: Path) -> str:
-    data = path.read_bytes()
+    data = read_bytes(path)
     try:
         return data.decode("utf-8-sig")  # a leading byte-order mark is accepted and dropped
     except UnicodeDecodeError as err:
@@ -97,6 +125,9 @@ def parse_question(obj: dict, path: str | os.PathLike, where: str) -> Question:
         raise DataError(path, where, f"question {shown(qid)} has an empty or non-string event text")
     for text in texts:
         check_text(text, path, where, f"an event text of question {shown(qid)}")
+    if len({normalize_text(t) for t in texts}) == 1:
+        raise DataError(path, where, f"question {shown(qid)} offers its target as every option; it has no answer "
+                                     "(an event never causes itself)")
     gold = obj.get("golden_answer")
     return Question(qid=qid, topic_id=topic_id, target=texts[0], options=tuple(texts[1:]),
                     gold=None if gold is None else parse_labels(gold, path, where))
@@ -233,41 +264,77 @@ def group_topics(questions: Iterable[Question], documents: dict[int, tuple[str, 
     return [topics[t] for t in sorted(topics)]
 
 
-def id_ranges(ids: Iterable[int]) -> str:
-    """Sorted ids with runs shortened to ranges: "1-3, 7"."""
+MOST_RUNS = 20  # of ids that a message names; the others are counted
+
+
+def id_ranges(ids: Iterable[int], most: int | None = None) -> str:
+    """Sorted ids with runs shortened to ranges: "1-3, 7"; with `most`, the first `most` runs and a count of
+    the other ids ("1, 3, 5 and 4,997 more"), so that a message stays short however many ids it names."""
     runs: list[list[int]] = []
     for i in sorted(set(ids)):
         if runs and i == runs[-1][1] + 1:
             runs[-1][1] = i
         else:
             runs.append([i, i])
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+    shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs[:most])
+    rest = sum(b - a + 1 for a, b in runs[most:]) if most is not None else 0
+    return f"{shown} and {rest:,} more" if rest else shown
 
 
 def warn_without_documents(topics: Iterable[Topic]) -> None:
     """One warning that names the topics without documents: they are answered from their question texts."""
     missing = [t.topic_id for t in topics if not t.documents]
     if missing:
-        which = f"topic {missing[0]} has" if len(missing) == 1 else f"topics {id_ranges(missing)} have"
+        which = f"topic {missing[0]} has" if len(missing) == 1 else f"topics {id_ranges(missing, MOST_RUNS)} have"
         log.warning("%s no documents; answered from the question texts only", which)
 
 
-def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | None = None) -> list[Topic]:
-    """Load one split of a data folder as topics; `topics` restricts to those ids."""
+def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | TopicIds | None = None) -> list[Topic]:
+    """Load one split of a data folder as topics; `topics` (ids, or TopicIds) restricts to those ids, each of
+    which must be in the split."""
     if split not in SPLITS:
         raise DataError(root, None, f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
     path = split_dir(root, split) / "questions.jsonl"
     questions = load_questions(path)
     if not questions:
         raise DataError(path, None, "no questions in the file")
-    result = group_topics(questions, all_documents(root))
-    if topics is not None:
-        wanted = set(topics)
-        unknown = wanted - {t.topic_id for t in result}
-        if unknown:
-            raise DataError(split_dir(root, split), None, f"unknown topic {sorted(unknown)[0]} in split {split}")
-        result = [t for t in result if t.topic_id in wanted]
-    return result
+    return _only(group_topics(questions, all_documents(root)), topics, split_dir(root, split), f" in split {split}")
+
+
+def _only(found: list[Topic], topics: Iterable[int] | TopicIds | None, where: Path, what: str) -> list[Topic]:
+    """The topics of `topics` (ids, or TopicIds; None: all), each of which must be found; DataError naming the
+    first unknown id."""
+    if topics is None:
+        return found
+    wanted = topics if isinstance(topics, TopicIds) else set(topics)
+    present = {t.topic_id for t in found}
+    unknown = wanted.first_missing(present) if isinstance(wanted, TopicIds) else min(wanted - present, default=None)
+    if unknown is not None:
+        raise DataError(where, None, f"unknown topic {unknown}{what}")
+    return [t for t in found if t.topic_id in wanted]
+
+
+@dataclass(frozen=True)
+class TopicIds:
+    """Topic ids as the ranges that name them (first, last), never expanded: `--topics 1-999999999999` costs
+    no more than `--topics 1-2`."""
+
+    ranges: tuple[tuple[int, int], ...]
+
+    def __contains__(self, topic_id: object) -> bool:
+        return isinstance(topic_id, int) and any(first <= topic_id <= last for first, last in self.ranges)
+
+    def first_missing(self, present: set[int]) -> int | None:
+        """The smallest id of the ranges that is not in `present` (None when every one is), in time linear in
+        the size of `present` and the number of ranges."""
+        missing = []
+        for first, last in self.ranges:
+            topic_id = first
+            while topic_id <= last and topic_id in present:
+                topic_id += 1
+            if topic_id <= last:
+                missing.append(topic_id)
+        return min(missing, default=None)
 
 
 TOPIC_FILE_SUFFIXES = (".json", ".yaml", ".yml")
@@ -351,7 +418,8 @@ def load_topic_file(path: str | os.PathLike) -> list[Topic]:
     return sorted(topics, key=lambda t: t.topic_id)
 
 
-def load_data(path: str | os.PathLike, split: str | None = None, topics: Iterable[int] | None = None) -> list[Topic]:
+def load_data(path: str | os.PathLike, split: str | None = None,
+              topics: Iterable[int] | TopicIds | None = None) -> list[Topic]:
     """The topics of any input a user may give: a JSON or YAML topic file (load_topic_file), a folder that
     holds questions.jsonl and, optionally, docs.json itself (a user's own topics: no split), or an AER data
     folder in either layout (`split`, default test); `topics` restricts to those ids."""
@@ -372,12 +440,7 @@ def load_data(path: str | os.PathLike, split: str | None = None, topics: Iterabl
         found = group_topics(questions, load_documents(docs) if docs.is_file() else {})
     else:
         return load_split(path, split or "test", topics)
-    if topics is not None:
-        unknown = set(topics) - {t.topic_id for t in found}
-        if unknown:
-            raise DataError(path, None, f"unknown topic {sorted(unknown)[0]}")
-        found = [t for t in found if t.topic_id in set(topics)]
-    return found
+    return _only(found, topics, path, "")
 
 
 def load_train_evidence(root: str | os.PathLike) -> dict[int, list[Document]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,8 +129,29 @@ def graph_format(path: str | os.PathLike) -> str:
     return suffix[1:]
 
 
+# Characters that XML 1.0 does not allow in a document at all, escaped or not (most control characters).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _xml_text(value):
+    """A string attribute with the characters XML cannot hold written as Python escapes (\\x1b); other values as
+    they are."""
+    return _NOT_XML.sub(lambda m: repr(m.group())[1:-1], value) if isinstance(value, str) else value
+
+
+def xml_safe(graph: nx.Graph) -> nx.Graph:
+    """A copy of the graph that GraphML can hold: node ids and string attributes without the characters XML 1.0
+    forbids (ids have their backslashes doubled as well, so that two ids stay two)."""
+    ids = {n: _xml_text(n.replace("\\", "\\\\")) if isinstance(n, str) else n for n in graph}
+    safe = nx.relabel_nodes(graph, ids, copy=True)
+    attributes = [safe.graph, *(d for _, d in safe.nodes(data=True)), *(d for *_, d in safe.edges(data=True))]
+    for data in attributes:
+        data.update({k: _xml_text(v) for k, v in data.items()})
+    return safe
+
+
 def graph_bytes(graph: nx.Graph, path: str | os.PathLike) -> bytes:
-    """The graph as GraphML (a .graphml path) or networkx node-link JSON (a .json path)."""
+    """The graph as GraphML (a .graphml path; see xml_safe) or networkx node-link JSON (a .json path)."""
     if graph_format(path) == "graphml":
-        return "\n".join(nx.generate_graphml(graph)).encode()
+        return "\n".join(nx.generate_graphml(xml_safe(graph))).encode()
     return json.dumps(nx.node_link_data(graph, edges="edges"), indent=1, sort_keys=True).encode()

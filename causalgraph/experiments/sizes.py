@@ -12,6 +12,7 @@ from sklearn.metrics import roc_auc_score
 
 from ..analysis.analyse import TopicAnalysis
 from ..data import question_score
+from ..data.load import MOST_RUNS
 from ..learn.crossval import cut_topic, fold_scorers
 from ..learn.scorer import edge_scores
 from ..readers.base import Judgement
@@ -208,7 +209,8 @@ def thin_topics(topics, readers: bool, documents: bool = True) -> tuple[list[int
     if not thin:
         return [], None
     ids = [t.topic_id for t in thin]
-    name = lambda ts: f"topic{'s' if len(ts) > 1 else ''} {', '.join(map(str, ts))}"
+    name = lambda ts: (f"topic{'s' if len(ts) > 1 else ''} {', '.join(map(str, ts[:MOST_RUNS]))}"
+                       + (f" and {len(ts) - MOST_RUNS:,} more" if len(ts) > MOST_RUNS else ""))
     bare = [t.topic_id for t in thin if not t.documents]
     helps = (f"give {name(bare)} {'their' if len(bare) > 1 else 'its'} documents (docs.json beside questions.jsonl, or "
              "`documents` in a topic file), or bring a reader: ") if documents and bare else "bring a reader: "

@@ -12,6 +12,7 @@ from typing import Iterable, Mapping, Sequence
 
 from ..analysis.analyse import TopicAnalysis
 from ..data import DataError
+from ..data.load import read_text
 from ..readers.base import ReaderJudgements
 from ..readers.calibration import DEFAULT_SCALE, Key, ReaderCalibration, estimate_without_gold
 
@@ -68,14 +69,15 @@ def load_calibrations(path: str | os.PathLike) -> dict[str, ReaderCalibration]:
     """The calibrations of a file written by `calibrate`, by reader name; DataError naming the file (and the
     entry) when it is not one."""
     path = Path(path)
+    text = read_text(path)  # DataError naming a device, a pipe that never ends or bytes that are not UTF-8
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise DataError(path, None, "not UTF-8 text") from None
+        data = json.loads(text)
     except RecursionError:
         raise DataError(path, None, "JSON nested too deeply") from None
     except json.JSONDecodeError as err:
         raise DataError(path, f"line {err.lineno}", f"not JSON ({err.msg})") from None
+    except ValueError as err:  # a number of more digits than int() reads
+        raise DataError(path, None, f"not JSON ({err})") from None
     if not isinstance(data, dict) or not isinstance(data.get("readers"), list):
         raise DataError(path, None, 'expected {"readers": [...]} as written by `causalgraph calibrate`')
     out: dict[str, ReaderCalibration] = {}

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import os
 import socket
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import urlparse
 
-from ..data import Topic, load_data
-from .base import ReaderJudgements
+from ..data import DataError, Topic, load_data
+from .base import ReaderJudgements, check_reader_names
 from .crossencoder import CrossEncoderReader
 from .llm import LLMReader
-from .scores import load_reader_files
+from .scores import load_reader_files, spec_name
 
 def hub_unreachable(timeout: float = 5.0) -> str | None:
     """Why the Hugging Face hub cannot be reached (offline mode, or no connection to its host within `timeout`
@@ -54,9 +55,14 @@ def crossencoder_reader(model: str, weight: int = 100, cache_dir: Path | None = 
                       "`causalgraph train --reader crossencoder --out FOLDER`)")
     path = local if local.exists() else hub_model(model)
     try:
-        return CrossEncoderReader(path, weight=weight, cache_dir=cache_dir)
-    except OSError as err:
-        raise OSError(f"{model}: cannot load the model ({str(err).splitlines()[0]})") from None
+        with warnings.catch_warnings():  # torch's notes on a pickle's protocol: the error below says it
+            warnings.simplefilter("ignore", UserWarning)
+            return CrossEncoderReader(path, weight=weight, cache_dir=cache_dir)
+    except DataError:  # its settings file, named
+        raise
+    except Exception as err:  # whatever transformers and torch raise for files that are no model (a pickle, say)
+        problem = (str(err).strip().splitlines() or [""])[0].split(". ")[0]
+        raise OSError(f"{model}: cannot load the model ({type(err).__name__}{': ' if problem else ''}{problem})") from None
 
 
 def load_readers(data: str | os.PathLike, split: str | None, topics: list[Topic], *, scores: Iterable[str | os.PathLike] = (),
@@ -69,6 +75,9 @@ def load_readers(data: str | os.PathLike, split: str | None, topics: list[Topic]
     judgements cached under `cache_dir` unless it is None), each scaled by `weight` percent in the fusion."""
     readers = []
     scores = list(scores)
+    # a score file may bear a name that the other readers take: fusion would count them as one
+    check_reader_names(sorted({spec_name(s) for s in scores}) + ["crossencoder"] * bool(crossencoder)
+                       + [LLMReader.name_of(llm_model)] * bool(llm_url))
     if scores:
         questions = {q.qid: q for topic in load_data(data, split) for q in topic.questions}
         readers += load_reader_files(scores, questions, weight)

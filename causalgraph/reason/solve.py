@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import logging
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager
@@ -278,7 +279,7 @@ class TopicProgram:
         return self.solve(groups, questions, assumed=chosen)
 
     def alternative(self, qid: str, answer: frozenset[str], groups: Iterable[str], questions: Iterable[str],
-                    time_limit: float | None = None) -> SolveResult:
+                    deadline: float | None = None) -> SolveResult:
         """The best answer set under the same assumptions as `solve` whose answer to `qid` is not `answer`
         (rules/confidence.lp)."""
         self.ground_part("confidence")
@@ -291,27 +292,29 @@ class TopicProgram:
         selects = lambda symbols: FactBase(Select(s.arguments[0].string, s.arguments[1].string) for s in symbols
                                            if s.match("select", 2) and s.arguments[0].string == qid)
         try:
-            return self.solve(groups, questions, time_limit, read=selects)
+            return self.solve(groups, questions, deadline, read=selects)
         finally:
             for symbol in switched:
                 self.control.assign_external(symbol, False)
 
     def solve(self, groups: Iterable[str], questions: Iterable[str] | None = None,
-              time_limit: float | None = None, assumed: Iterable[tuple[clingo.Symbol, bool]] = (),
+              deadline: float | None = None, assumed: Iterable[tuple[clingo.Symbol, bool]] = (),
               read: Callable[[list[clingo.Symbol]], FactBase] = read_atoms) -> SolveResult:
         """Solve with active(G) assumed exactly for `groups` and q_active(Q) for `questions` (None: all), and
-        the atoms of `assumed` as given; `read` makes the result's atoms of the best answer set's shown symbols.
-        Core-guided search finds no answer set before it proves the optimum; when it runs out of time,
-        branch-and-bound, which improves answer sets step by step, gets another time_limit (and runs on until
-        its first answer set if it has none by then)."""
+        the atoms of `assumed` as given, until the `deadline` (a time.monotonic() value; None: no limit); `read`
+        makes the result's atoms of the best answer set's shown symbols. Core-guided search finds no answer set
+        before it proves the optimum; it gets half the time left, and when it runs out, branch-and-bound,
+        which improves answer sets step by step, gets the rest (and runs on past the deadline until its first
+        answer set if it has none by then)."""
         groups = set(groups)
         questions = set(self.questions) if questions is None else set(questions)
         assumptions = [(s, g in groups) for g, s in self.groups.items()]
         assumptions += [(s, q in questions) for q, s in sorted(self.questions.items())] + list(assumed)
-        found = self._search(assumptions, time_limit, wait_for_model=False, read=read)
+        halfway = None if deadline is None else (time.monotonic() + deadline) / 2
+        found = self._search(assumptions, halfway, wait_for_model=False, read=read)
         if found.status is Status.UNKNOWN:
             with self._strategy(FALLBACK_STRATEGY):
-                found = self._search(assumptions, time_limit, wait_for_model=True, read=read)
+                found = self._search(assumptions, deadline, wait_for_model=True, read=read)
         return found
 
     @contextmanager
@@ -323,9 +326,9 @@ class TopicProgram:
         finally:
             self.control.configuration.solver.opt_strategy = OPT_STRATEGY  # type: ignore[union-attr]
 
-    def _search(self, assumptions, time_limit: float | None, wait_for_model: bool, read=read_atoms) -> SolveResult:
-        """One optimising search under `assumptions`; with `wait_for_model`, it runs past the time limit until
-        its first answer set."""
+    def _search(self, assumptions, until: float | None, wait_for_model: bool, read=read_atoms) -> SolveResult:
+        """One optimising search under `assumptions`, stopped at the time.monotonic() value `until` (None: run to
+        the end); with `wait_for_model`, it runs past that time until its first answer set."""
         best: dict = {}
 
         def on_model(model: clingo.Model) -> None:
@@ -333,13 +336,15 @@ class TopicProgram:
             best["cost"] = tuple(model.cost)
 
         with self.control.solve(assumptions=assumptions, on_model=on_model, async_=True) as handle:
-            finished = handle.wait(time_limit) if time_limit else handle.wait()
+            finished = handle.wait(max(until - time.monotonic(), 0.0)) if until is not None else handle.wait()
             while wait_for_model and not finished and "symbols" not in best:
                 finished = handle.wait(0.01)
             if not finished:
                 handle.cancel()
             result = handle.get()
             core = handle.core() if result.unsatisfiable else []
+        if result.unsatisfiable and not finished:  # it ended as it was cancelled: clingo gives no core then
+            return SolveResult(Status.UNKNOWN)
         if result.unsatisfiable:
             return SolveResult(Status.UNSATISFIABLE, core=tuple(sorted({self.literals[lit] for lit in core
                                                                          if lit in self.literals})))
@@ -362,21 +367,26 @@ class Part:
     active: tuple[str, ...] = ()  # the groups it was solved under
 
 
-def relax(program: TopicProgram, active: list[str], questions: list[str], time_limit: float | None, where: str,
+class Unanswerable(RuntimeError):
+    """No answer set even with every relaxable rule group dropped: the core rules (a non-empty answer, an event
+    never its own cause, None exactly when no real option) cannot hold for some question."""
+
+
+def relax(program: TopicProgram, active: list[str], questions: list[str], deadline: float | None, where: str,
           found: SolveResult | None = None, alone: bool = False) -> Part:
-    """Solve `questions` under the `active` groups (unless `found` is that result already); while
-    unsatisfiable, drop the first group of clingo's unsat core whose dropping alone restores an answer set
-    (else the core's first), with a warning."""
+    """Solve `questions` under the `active` groups until the `deadline` (unless `found` is that result
+    already); while unsatisfiable, drop the first group of clingo's unsat core whose dropping alone restores
+    an answer set (else the core's first), with a warning."""
     dropped: list[str] = []
     if found is None:
-        found = program.solve(active, questions, time_limit)
+        found = program.solve(active, questions, deadline)
     while found.unsatisfiable:
         core = [g for g in RELAXABLE if g in found.core]
         if not core:
-            raise RuntimeError(f"{where}: unsatisfiable even without the relaxable rule groups")
+            raise Unanswerable(f"{where}: unsatisfiable even without the relaxable rule groups")
         trials = {}  # each trial is the solve with that group dropped: the next `found`
         for group in core:
-            trials[group] = program.solve([g for g in active if g != group], questions, time_limit)
+            trials[group] = program.solve([g for g in active if g != group], questions, deadline)
             if not trials[group].unsatisfiable:
                 break
         drop = group if not trials[group].unsatisfiable else core[0]
@@ -388,31 +398,47 @@ def relax(program: TopicProgram, active: list[str], questions: list[str], time_l
 
 
 def solve_parts(program: TopicProgram, topic_id: int, qids: list[str], active: list[str],
-                time_limit: float | None) -> list[Part]:
-    """The whole topic in one part where it is satisfiable. Otherwise each question is solved on its own; one
-    that is unsatisfiable even so is named and relaxed on its own, and the rest of the topic is relaxed together."""
-    found = program.solve(active, qids, time_limit)
+                deadline: float | None) -> list[Part]:
+    """The whole topic in one part where it is satisfiable. Otherwise each question is solved on its own (as
+    long as the `deadline` allows; the rest are taken to be answerable); one that is unsatisfiable even so is
+    named and relaxed on its own, and the rest of the topic is relaxed together. A question that no answer
+    satisfies even with the relaxable groups dropped is named and left unanswered (an empty answer)."""
+    found = program.solve(active, qids, deadline)
     if not found.unsatisfiable:
         return [Part(tuple(qids), found, active=tuple(active))]
-    alone = {q: program.solve(active, [q], time_limit) for q in qids}
-    impossible = [q for q in qids if alone[q].unsatisfiable]
+    alone: dict[str, SolveResult] = {}
+    for q in qids:
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        alone[q] = program.solve(active, [q], deadline)
+    impossible = [q for q in qids if q in alone and alone[q].unsatisfiable]
     if impossible:
         log.warning("topic %s: question(s) %s cannot be answered under the rules even on their own; "
                     "answering each on its own, the rest of the topic together", topic_id, ", ".join(impossible))
     rest = [q for q in qids if q not in impossible]
-    parts = [relax(program, active, rest, time_limit, f"topic {topic_id}", None if impossible else found)] if rest else []
-    return parts + [relax(program, active, [q], time_limit, f"topic {topic_id}, question {q}", alone[q], alone=True)
-                    for q in impossible]
+    try:
+        parts = [relax(program, active, rest, deadline, f"topic {topic_id}", None if impossible else found)] if rest else []
+    except Unanswerable:
+        if len(alone) == len(qids):
+            raise
+        return solve_parts(program, topic_id, qids, active, None)  # the deadline left one unchecked: check all
+    for q in impossible:
+        try:
+            parts.append(relax(program, active, [q], deadline, f"topic {topic_id}, question {q}", alone[q], alone=True))
+        except Unanswerable:
+            log.warning("topic %s: question %s has no answer under the rules even without the relaxable rule groups "
+                        "(an option other than its target, or None); left unanswered", topic_id, q)
+    return parts
 
 
 def confidences(program: TopicProgram, parts: list[Part], answers: dict[str, frozenset[str]],
-                time_limit: float | None) -> dict[str, Confidence]:
+                deadline: float | None) -> dict[str, Confidence]:
     """Each question's Confidence: the best answer set of its part that answers it otherwise, against the part's
     optimum (one more search per question, over the same grounding)."""
     found = {}
     for part in parts:
         for qid in part.questions:
-            other = program.alternative(qid, answers[qid], part.active, part.questions, time_limit)
+            other = program.alternative(qid, answers[qid], part.active, part.questions, deadline)
             if other.atoms is None:
                 found[qid] = Confidence((), None, part.result.optimal and other.unsatisfiable)
                 continue
@@ -470,13 +496,14 @@ def solve_topic(
     solution holds what decided each option (rules/explain.lp) and each question's Confidence (one more search
     per question), both from program parts grounded after the answers are found."""
     check_switchable(without)
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     program = TopicProgram(topic_facts(graph, scores, after, readers, timeline), params, readers=bool(readers))
     qids = list(graph.graph["questions"])
-    parts = solve_parts(program, graph.graph["topic_id"], qids, [g for g in GATED if g not in without], time_limit)
+    parts = solve_parts(program, graph.graph["topic_id"], qids, [g for g in GATED if g not in without], deadline)
     solution = solution_of(graph.graph["topic_id"], qids, parts)
     if not explain:
         return solution
-    measured = confidences(program, parts, solution.answers, time_limit)
+    measured = confidences(program, parts, solution.answers, deadline)
     explained = [dataclasses.replace(p, result=dataclasses.replace(
         p.result, atoms=program.explain(solution.answers, p.active, p.questions).atoms)) for p in parts]
     return dataclasses.replace(solution_of(graph.graph["topic_id"], qids, explained), confidence=measured)

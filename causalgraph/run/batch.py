@@ -20,6 +20,7 @@ from ..reason.solve import Solution, SolverParams, solve_analysis
 from .parallel import Outcome, map_ordered
 
 STAGES = ("analysis", "scoring", "solving")
+MAX_TIME_LIMIT = 1e6  # seconds of solving per topic that --time-limit takes (as every positive option)
 
 
 
@@ -34,6 +35,12 @@ class Settings:
     cache: AnalysisCache | None = None
     readers: tuple[ReaderJudgements, ...] = ()  # fused with the edge scores (rules/readers.lp)
     explain: bool = True  # what decided each option, and each question's confidence (rules/explain.lp, confidence.lp)
+
+    def __post_init__(self):
+        limit = self.time_limit
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))
+                                  or not 0 < limit <= MAX_TIME_LIMIT):
+            raise ValueError(f"time-limit must be a number of seconds above 0 and at most {MAX_TIME_LIMIT:g}, got {limit!r}")
 
 
 @dataclass(frozen=True)

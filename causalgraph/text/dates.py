@@ -36,7 +36,17 @@ class PartialDate:
 
 
 # A date right after these words is not when the event happened ("taxes effective January 1").
-_NOT_EVENT_DATE = re.compile(r"\b(?:effective|until|through|by|to|from|since)\s+$", re.I)
+_NOT_EVENT_DATE = re.compile(r"\b(?:effective|until|through|by|to|from|since)$", re.I)
+_LONGEST_NOT_EVENT_WORD = len("effective") + 1  # with the character before it, for the word boundary
+
+
+def _after_not_event_word(text: str, start: int) -> bool:
+    """Whether whitespace and one of the _NOT_EVENT_DATE words come right before `start`. It reads back over
+    that whitespace and a word's length only, so that parsing a text costs time linear in its length."""
+    end = start
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    return end < start and bool(_NOT_EVENT_DATE.search(text[max(0, end - _LONGEST_NOT_EVENT_WORD) : end]))
 
 
 def parse_date(text: str) -> PartialDate | None:
@@ -47,7 +57,7 @@ def parse_date(text: str) -> PartialDate | None:
     hits = []
     for pattern in _PATTERNS:
         for m in pattern.finditer(text):
-            if _NOT_EVENT_DATE.search(text[: m.start()]):
+            if _after_not_event_word(text, m.start()):
                 continue
             groups = m.groupdict()
             month = MONTHS[groups["month"].lower()] if groups.get("month") else None
