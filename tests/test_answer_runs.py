@@ -67,10 +67,10 @@ def with_failing_topic(two_topics, monkeypatch):
     (two_topics / "sample" / "questions.jsonl").write_text(rows + json.dumps(bad) + "\n")
     real_solve = batch.solve_analysis
 
-    def solve(analysis, *args):
+    def solve(analysis, *args, **kwargs):
         if analysis.topic.topic_id == 3:
             raise RuntimeError("topic 3, question bad-1: the solver broke")
-        return real_solve(analysis, *args)
+        return real_solve(analysis, *args, **kwargs)
 
     monkeypatch.setattr(batch, "solve_analysis", solve)
     return two_topics

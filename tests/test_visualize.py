@@ -148,7 +148,7 @@ def test_short_labels_cut_at_a_word():
 
 def test_cli_writes_the_demo_page(demo, tmp_path, capsys):
     model = tmp_path / "scorer.joblib"
-    model.write_bytes(dump_scorer(demo.scorer, "all-MiniLM-L6-v2"))
+    model.write_bytes(dump_scorer({"aer": demo.scorer}, "all-MiniLM-L6-v2"))
     out = tmp_path / "demo.html"
     assert visualize.main(["--demo", "--model", str(model), "--out", str(out)]) == 0
     captured = capsys.readouterr()

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..data import DataError, load_answers, load_data, load_questions, question_score
-from ..data.load import TOPIC_FILE_SUFFIXES, id_ranges
+from ..data.load import TOPIC_FILE_SUFFIXES
 from .common import parse_topics, plural, prog, run_command
 
 
@@ -99,12 +99,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.all:
         scored, scope = gold, "every question of the gold file"
     elif args.topics:
-        missing = sorted(set(args.topics) - set(topic_of.values()))
-        if missing:
-            print(f"error: {args.gold}: no question of topic {missing[0]}", file=sys.stderr)
+        missing = args.topics.first_missing(set(topic_of.values()))
+        if missing is not None:
+            print(f"error: {args.gold}: no question of topic {missing}", file=sys.stderr)
             return 2
         scored = {q: g for q, g in gold.items() if topic_of[q] in args.topics}
-        scope = f"the gold questions of topic{'s' if len(args.topics) > 1 else ''} {id_ranges(args.topics)}"
+        several = len(args.topics.ranges) > 1 or args.topics.ranges[0][0] != args.topics.ranges[0][1]
+        scope = f"the gold questions of topic{'s' if several else ''} {args.topics}"
     else:
         scored = {q: g for q, g in gold.items() if q in predicted}
         scope = ("every question of the gold file" if len(scored) == len(gold) else

@@ -321,6 +321,9 @@ class TopicIds:
 
     ranges: tuple[tuple[int, int], ...]
 
+    def __str__(self) -> str:
+        return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in self.ranges)
+
     def __contains__(self, topic_id: object) -> bool:
         return isinstance(topic_id, int) and any(first <= topic_id <= last for first, last in self.ranges)
 

@@ -195,8 +195,7 @@ def format_curve(rows: list[Row], sizes) -> str:
 THIN_QUESTIONS = 10
 # What a user can bring on any machine, offline included: no reader weights ship, and a hub name is no help
 # where the hub cannot be reached.
-HELPFUL_READERS = ("--reader-scores FILE (another system's answers or probabilities) or --llm-url URL (an "
-                   "OpenAI-compatible endpoint you run, such as llama.cpp's server)")
+HELPFUL_READERS = "--reader-scores FILE (another system's answers) or --llm-url URL (an endpoint you run)"
 
 
 def thin_topics(topics, readers: bool, documents: bool = True) -> tuple[list[int], str | None]:
@@ -212,7 +211,7 @@ def thin_topics(topics, readers: bool, documents: bool = True) -> tuple[list[int
     name = lambda ts: (f"topic{'s' if len(ts) > 1 else ''} {', '.join(map(str, ts[:MOST_RUNS]))}"
                        + (f" and {len(ts) - MOST_RUNS:,} more" if len(ts) > MOST_RUNS else ""))
     bare = [t.topic_id for t in thin if not t.documents]
-    helps = (f"give {name(bare)} {'their' if len(bare) > 1 else 'its'} documents (docs.json beside questions.jsonl, or "
-             "`documents` in a topic file), or bring a reader: ") if documents and bare else "bring a reader: "
-    return ids, (f"{name(ids)}: fewer than {THIN_QUESTIONS} questions and no reader, so the answers rest on little "
-                 f"structure; what would help: {helps}{HELPFUL_READERS}")
+    helps = (f"documents for {name(bare)} (docs.json, or `documents` in a topic file), or a reader: "
+             if documents and bare else "a reader: ")
+    return ids, (f"{name(ids)}: fewer than {THIN_QUESTIONS} questions and no reader; what would help: "
+                 f"{helps}{HELPFUL_READERS}")
