@@ -110,6 +110,12 @@ def _logit(p: np.ndarray) -> np.ndarray:
     return np.log(p / (1 - p))
 
 
+def mix(structure: np.ndarray, evidence: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """P(cause) from the two scorers' probabilities, their log-odds weighed `weight` and 1 - `weight`."""
+    z = weight * _logit(structure) + (1 - weight) * _logit(evidence)
+    return 1 / (1 + np.exp(-z))
+
+
 @dataclass(frozen=True)
 class SizeBlend:
     """Two edge scorers, one over the question structure, one over the documents' evidence (and the size
@@ -137,9 +143,7 @@ class SizeBlend:
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         if len(X) == 0:
             return np.zeros((0, 2))
-        w = self.weights(X)
-        z = w * _logit(self.structure.predict_proba(X)[:, 1]) + (1 - w) * _logit(self.evidence.predict_proba(X)[:, 1])
-        p = 1 / (1 + np.exp(-z))
+        p = mix(self.structure.predict_proba(X)[:, 1], self.evidence.predict_proba(X)[:, 1], self.weights(X))
         return np.column_stack([1 - p, p])
 
     def bias_for(self, questions: int) -> int:
