@@ -13,7 +13,7 @@ import logging
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping, Protocol
 
@@ -67,7 +67,8 @@ class Reasoner:
              params: SolverParams | None = None, readers: Iterable[ReaderJudgements | Reader] = (),
              time_limit: float | None = None, cache_dir: str | os.PathLike | None = None,
              reader_weight: int | None = None,
-             reader_calibration: str | os.PathLike | Mapping[str, ReaderCalibration] | None = None) -> Reasoner:
+             reader_calibration: str | os.PathLike | Mapping[str, ReaderCalibration] | None = None,
+             priors: str = "aer") -> Reasoner:
         """The scorer of `model` (default: the shipped one), with the rule groups of `without` switched off
         (of none, consistency, priors, optimize), `params` (default: the scorer's precision bias) and `readers`:
         judgements already made (`ReaderJudgements`), or reader objects, which judge the topics being answered.
@@ -77,6 +78,9 @@ class Reasoner:
         Readers are weighed as `answer` weighs them: at `reader_weight` percent where given, else by
         `reader_calibration` (a file written by `calibrate`, or calibrations by reader name) and, for readers it
         does not name, without gold on the topics being answered.
+        `priors` is "aer" for the benchmark's topics (its construction priors, and the scorer that reads them), or
+        "none" for a topic not built the benchmark's way (your own): the scorer trained without the None
+        structure, and no construction prior, so None is chosen only where no option has the evidence.
         ValueError (or OSError) naming the model file when it cannot be loaded, and ValueError for a
         `time_limit` that is not a positive number."""
         without = frozenset(without)
@@ -84,14 +88,14 @@ class Reasoner:
         if unknown:
             raise ValueError(f"unknown rule group {unknown[0]!r}; choose from {', '.join(SWITCHABLE)}")
         model = Path(model).resolve()
-        scorer, encoder = scorer_for(model)
+        scorer, encoder = scorer_for(model, priors)
         cache = None if cache_dir is None else AnalysisCache.open(Path(cache_dir), encoder, reads_documents(scorer))
         judged = tuple(r for r in readers if isinstance(r, ReaderJudgements))
         objects = tuple(r for r in readers if not isinstance(r, ReaderJudgements))
         for reader in objects:
             if not callable(getattr(reader, "judge", None)):
                 raise TypeError(f"a reader is ReaderJudgements or has a judge(topics) method, got {type(reader).__name__}")
-        settings = Settings(model, without, params or SolverParams(), time_limit, cache, judged)
+        settings = Settings(model, without, params or SolverParams(), time_limit, cache, judged, priors=priors)
         calibrations = (load_calibrations(reader_calibration) if isinstance(reader_calibration, (str, os.PathLike))
                         else reader_calibration)
         return cls(settings, objects, reader_weight, calibrations)
@@ -99,7 +103,7 @@ class Reasoner:
     @property
     def scorer(self) -> Scorer:
         """The edge scorer: P(E directly caused T) of every candidate edge."""
-        return scorer_for(self.settings.model)[0]
+        return scorer_for(self.settings.model, self.settings.priors)[0]
 
     @property
     def reads_documents(self) -> bool:
@@ -117,8 +121,7 @@ class Reasoner:
         settings = self.settings
         if self.reader_objects:
             judged = tuple(reader.judge(topics, progress=False) for reader in self.reader_objects)
-            settings = Settings(settings.model, settings.without, settings.params, settings.time_limit, settings.cache,
-                                settings.readers + judged)
+            settings = replace(settings, readers=settings.readers + judged)
         check_reader_names([r.reader for r in settings.readers])
         if self.calibrations is not None and settings.readers:
             calibrations = match_calibrations(settings.readers, self.calibrations, "reader_calibration")

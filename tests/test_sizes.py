@@ -63,17 +63,20 @@ def test_sizes_prints_the_curve_with_a_reader(labelled, tmp_path, capsys):
     reader = tmp_path / "reader.jsonl"  # a reader that judged three topics' questions, always right
     reader.write_text("".join(json.dumps({"id": q.qid, "answer": ",".join(sorted(q.gold))}) + "\n"
                               for t in topics[:3] for q in t.questions))
-    assert sizes.main(["--data", labelled, "--folds", "3", "--sizes", "3,whole", "--bias", "50",
+    assert sizes.main(["--data", labelled, "--folds", "3", "--sizes", "3,whole,test-shaped", "--bias", "50",
                        "--reader-scores", str(reader)]) == 0
     out = capsys.readouterr().out
-    assert "| questions per topic | 3 | whole |" in out
+    assert "| questions per topic | 3 | whole | test-shaped |" in out
     table = [l for l in out.splitlines() if l.startswith("| ") and not l.startswith("| questions per")]
-    assert len(table) == 3 * 3 + 1 + 3 and all(l.count("|") == 4 for l in table)
+    # three rows (score, without None, AUC) for each scorer: structure, size-aware, + documents, + each other
+    # evidence group, + every group; three for the reader
+    assert len(table) == 3 * 7 + 3 and all(l.count("|") == 5 for l in table)
+    assert "size-aware + documents + dates (the shipped evidence scorer)" in out
     alone = next(l for l in table if "reader.jsonl: reader alone" in l)
     assert alone.split("|")[2:4] == [" 1.0000 "] * 2
     fused = next(l for l in table if "reader.jsonl: fused" in l)
     structure = next(l for l in table if "structure alone on its 30 questions" in l)
-    assert all(float(f) >= float(s) for f, s in zip(fused.split("|")[2:4], structure.split("|")[2:4]))
+    assert all(float(f) >= float(s) for f, s in zip(fused.split("|")[2:5], structure.split("|")[2:5]))
     assert "Chosen per outer fold:" in out
 
 
@@ -97,7 +100,7 @@ def test_thin_topics_name_small_topics_without_a_reader(labelled):
     # only what works offline: no hub name, and documents only where a topic lacks them and the scorer reads them
     assert "--crossencoder" not in message and "\n" not in message and "documents" not in message
     bare = [replace(t, documents=[]) for t in small]
-    assert "give topics 1, 2 their documents" in thin_topics(bare, readers=False)[1]
+    assert "documents for topics 1, 2 (docs.json" in thin_topics(bare, readers=False)[1]
     assert "documents" not in thin_topics(bare, readers=False, documents=False)[1]
     assert thin_topics(small, readers=True) == ([], None)
 

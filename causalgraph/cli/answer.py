@@ -23,12 +23,12 @@ from ..readers.llm import EndpointError
 from ..learn.calibration import load_calibrations, match_calibrations
 from ..learn.scorer import reads_documents
 from ..reason.solve import SWITCHABLE, SolverParams
-from ..reason.explain import answer_flags
+from ..reason.explain import answer_flags, evidence_line
 from ..run.batch import STAGES, Answer, Settings, TopicAnswer, answer_topics, scorer_for
 from ..run.calibrate import calibrated_settings
 from ..run.output import check_outputs, jsonl, write_files
 from ..run.parallel import SCHEDULERS
-from .common import add_reader_options, check_reader_options, load_readers, reader_inputs, parse_groups, parse_topics, plural, positive, prog, log_warnings, run_command, weight
+from .common import add_priors_option, add_reader_options, check_reader_options, resolved_priors, load_readers, reader_inputs, parse_groups, parse_topics, plural, positive, prog, log_warnings, run_command, weight
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--topics", type=parse_topics, help="only these topic ids, e.g. 37,40-42")
     parser.add_argument("--without", type=parse_groups, default=frozenset(), help=f"rule groups to switch off: {','.join(SWITCHABLE)}")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="trained edge scorer (joblib)")
+    add_priors_option(parser)
     parser.add_argument("--none-prior", type=weight, help="cost of a real option where None is offered, weighed against the "
                         "edge log-odds x 100; default: a priority level above all edge evidence")
     parser.add_argument("--bias", type=weight, help="precision bias per selected label (log-odds x 100); default: the model's")
@@ -126,6 +127,8 @@ def readable_report(topics: list[Topic], answers: list[Answer]) -> str:
             p = "     -" if option.get("score") is None else f"p={option['score']:.2f}"
             lines.append(f"  {'*' if option['selected'] else ' '} {label}  {p}  {option['text']}")
             lines.append(f"               {option['why']}")
+            if moved := evidence_line(option):
+                lines.append(f"               {moved}")
         flags = answer_flags(record)
         line = f"  answer {record['answer']}" + (f" ({flags})" if flags else "")
         if question.gold is not None:
@@ -153,8 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         calibrations = load_calibrations(args.reader_calibration) if args.reader_calibration else None
         topics = load_data(data, split, args.topics)
         warn_without_documents(topics)
-        model = args.model.resolve()
-        scorer, encoder = scorer_for(model)
+        model, priors = args.model.resolve(), resolved_priors(args)
+        scorer, encoder = scorer_for(model, priors)
         cache = None if args.no_cache else AnalysisCache.open(args.cache_dir, encoder, reads_documents(scorer))
         readers = load_readers(args, data, split, topics)  # last: an LLM reader runs over every question
     except (DataError, OSError, ValueError, EndpointError) as err:
@@ -165,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     params = SolverParams(bias=args.bias, none_prior=args.none_prior)
     # what decided each option is solved for only where it is shown: --explain, or the printed answers
     explain = args.demo or args.out is None or args.explain is not None
-    settings = Settings(model, args.without, params, args.time_limit, cache, readers, explain)
+    settings = Settings(model, args.without, params, args.time_limit, cache, readers, explain, priors)
     try:
         settings = calibrated_settings(topics, settings, args.reader_weight,
                                        calibrations and match_calibrations(readers, calibrations, args.reader_calibration))

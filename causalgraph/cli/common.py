@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..config import DEFAULT_ENCODER, default_cache_dir
 from ..data import DataError
-from ..data.load import TopicIds
+from ..data.load import TopicIds, is_own_topics
 from ..data.records import MAX_TOPIC_DIGITS, escaped
 from ..experiments.inputs import cv_inputs as read_cv_inputs, shipped_bias
 from ..learn.crossval import TopicShape
@@ -25,7 +25,7 @@ from ..readers.base import ReaderJudgements
 from ..readers.llm import RESPONSE_FORMATS
 from ..readers.load import load_readers as read_readers
 from ..readers.scores import parse_reader_spec
-from ..reason.solve import MAX_CONSTANT, SWITCHABLE
+from ..reason.solve import MAX_CONSTANT, PRIORS, SWITCHABLE
 
 # How the commands were started, for their usage lines: `python -m causalgraph.answer` unless the
 # `causalgraph COMMAND` entry point (causalgraph/__main__.py) says otherwise.
@@ -90,6 +90,22 @@ def positive(kind, most: float = 1e6):
         return value
 
     return parse
+
+
+def add_priors_option(parser: argparse.ArgumentParser) -> None:
+    """--priors: whether the topics were built the benchmark's way (see reason.solve.PRIORS)."""
+    parser.add_argument("--priors", choices=list(PRIORS),
+                        help="the AER benchmark's construction priors: 'aer' keeps them (the None prior, repeated options, "
+                             "at most three labels, and the scorer that reads where None is offered), 'none' answers a "
+                             "topic not built the benchmark's way, choosing None only where no option has the evidence. "
+                             "Default: aer for an AER data folder and --demo, none for your own topics (a topic folder or file)")
+
+
+def resolved_priors(args: argparse.Namespace) -> str:
+    """--priors, else its default for the input (see add_priors_option)."""
+    if args.priors:
+        return args.priors
+    return "none" if not args.demo and is_own_topics(args.data) else "aer"
 
 
 def add_reader_options(parser: argparse.ArgumentParser) -> None:

@@ -22,12 +22,12 @@ from ..learn.scorer import Scorer, load_scorer
 from ..readers.base import ReaderJudgements
 from ..readers.llm import EndpointError
 from ..reason.solve import SWITCHABLE, SolverParams
-from ..run.batch import Settings, answer_topic
+from ..run.batch import Settings, answer_topic, pair_evidence
 from ..run.calibrate import calibrated_settings
 from ..run.output import check_outputs
 from ..view.page import render_topic
-from .common import (add_reader_options, at_least, check_reader_options, load_readers, log_warnings, parse_groups,
-                     plural, prog, reader_inputs, run_command)
+from .common import (add_priors_option, add_reader_options, at_least, check_reader_options, load_readers, log_warnings, parse_groups,
+                     plural, prog, reader_inputs, resolved_priors, run_command)
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ def visualize_topic(topic: Topic, path: str | Path, scorer: Scorer, encoder: str
         probabilities, solution = answer_topic(analysis, scorer, without, params, readers=readers)
         bar.update()
         bar.set_description("writing the page")
-        page = render_topic(analysis, probabilities, solution, path, readers)
+        page = render_topic(analysis, probabilities, solution, path, readers, pair_evidence(analysis, scorer))
         bar.update()
     return page
 
@@ -88,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-document-chars", type=at_least(0), default=PAGE_DOCUMENT_CHARS,
                         help=f"characters of the topic's documents that the page analyses (default {PAGE_DOCUMENT_CHARS:,}, "
                              "about a minute of analysis; the rest is left out, with a warning)")
+    add_priors_option(parser)
     parser.add_argument("--without", type=parse_groups, default=frozenset(),
                         help=f"rule groups to switch off: {','.join(SWITCHABLE)}")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -108,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
                                         f"({', '.join(str(t.topic_id) for t in topics[:10])}{', ...' if len(topics) > 10 else ''})")
         out = args.out or Path(f"topic{topics[0].topic_id}.html")
         check_outputs({"--out": out}, [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
-        scorer, encoder = load_scorer(args.model)
+        priors = resolved_priors(args)
+        scorer, encoder = load_scorer(args.model, priors)
         readers = load_readers(args, data, split, topics)
     except (DataError, OSError, ValueError, EndpointError) as err:
         print(f"error: {err}", file=sys.stderr)
@@ -117,12 +119,13 @@ def main(argv: list[str] | None = None) -> int:
     try:  # weighed on this topic alone, without gold unless a calibration file is given
         calibrations = args.reader_calibration and match_calibrations(readers, load_calibrations(args.reader_calibration),
                                                                       args.reader_calibration)
-        readers = calibrated_settings(topics, Settings(args.model.resolve(), readers=readers), args.reader_weight,
-                                      calibrations).readers
+        settings = calibrated_settings(topics, Settings(args.model.resolve(), args.without, readers=readers, priors=priors),
+                                       args.reader_weight, calibrations)
     except DataError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    visualize_topic(topic, out, scorer, encoder, args.without, readers=readers, progress=not args.quiet)
+    without, params = settings.rules()
+    visualize_topic(topic, out, scorer, encoder, without, params, settings.readers, progress=not args.quiet)
     print(f"wrote {out}: topic {topic.topic_id}, {plural(len(topic.questions), 'question')}")
     return 0
 

@@ -343,6 +343,13 @@ class TopicIds:
 TOPIC_FILE_SUFFIXES = (".json", ".yaml", ".yml")
 
 
+def is_own_topics(path: str | os.PathLike) -> bool:
+    """Whether `path` is a user's own topics (a topic file, or a folder holding questions.jsonl itself) rather
+    than an AER data folder with splits."""
+    path = Path(path)
+    return path.is_file() or path.suffix in TOPIC_FILE_SUFFIXES or is_topic_folder(path)
+
+
 def is_topic_folder(path: str | os.PathLike) -> bool:
     """Whether `path` is a folder that holds questions.jsonl itself (a user's own topics), not split folders."""
     return (Path(path) / "questions.jsonl").is_file()

@@ -1,10 +1,9 @@
 """The size curve: the labelled topics cut into topics of k questions and answered under folds grouped by the
-original topic, for edge scorers, the documents' timeline edges and readers alone and fused; and which
+original topic, for edge scorers and readers alone and fused; and which
 answered topics had little to go on."""
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,11 +18,10 @@ from ..readers.base import Judgement
 from ..reason.solve import SolverParams, solve_analysis
 from .fusion import READER_WEIGHTS, nested_choice, scores_by_weight
 
-SIZES = (1, 3, 5, 10, None)  # None: whole topics
-TIMELINE_GRID = tuple(itertools.product((0, 100, 300), (0, 100, 300)))  # (doc_order, mediated)
+SIZES: tuple[int | str | None, ...] = (1, 3, 5, 10, None, "test-shaped")  # None: whole; "test-shaped": resized_sets' held copies
 
 
-def size_name(k: int | None) -> str:
+def size_name(k: int | str | None) -> str:
     return "whole" if k is None else str(k)
 
 
@@ -81,29 +79,6 @@ def option_auc(held: Held, none_offered: bool = False) -> float:
     return float(roc_auc_score(gold, scores)) if len(set(gold)) == 2 else float("nan")
 
 
-def has_timeline_facts(analysis: TopicAnalysis) -> bool:
-    """Whether the documents' timeline orders or links any two events of the topic (else its edges add no fact)."""
-    norm = {n: analysis.graph.nodes[n]["norm"] for n in analysis.graph}
-    norms = set(norm.values())
-    return (any(analysis.timeline.after(norm[e], norm[t]) for e, t in analysis.table.pairs)
-            or any(a in norms and b in norms for a, b in analysis.timeline.causes))
-
-
-def timeline_scores(held: Held, bias: int) -> dict[tuple[int, int], np.ndarray]:
-    """Per-question scores at every (doc_order, mediated) setting of TIMELINE_GRID; topics whose timeline adds
-    no fact are solved once."""
-    parts = []  # per held-out topic: its scores by setting
-    for a, e in zip(held.topics, held.edges):
-        one = Held([a], [e])
-        if has_timeline_facts(a):
-            parts.append({s: question_scores(one, SolverParams(bias=bias, doc_order=s[0], mediated=s[1]))
-                          for s in TIMELINE_GRID})
-        else:
-            fixed = question_scores(one, SolverParams(bias=bias))
-            parts.append(dict.fromkeys(TIMELINE_GRID, fixed))
-    return {s: np.concatenate([p[s] for p in parts]) if parts else np.zeros(0) for s in TIMELINE_GRID}
-
-
 def reader_alone(held: Held, judgements: dict[tuple[str, str], Judgement]) -> np.ndarray:
     """Per-question scores of the reader's own answers: the options it judges causes (P >= 0.5, or its most
     probable option when it gives none that high); 0 for a question it did not judge or answered with nothing."""
@@ -132,13 +107,12 @@ class Row:
 
 
 def scorer_rows(name: str, analyses, cuts_by_size: dict, folds: int, make_scorer, extra, bias: int,
-                timeline: bool = False, progress=None) -> tuple[list[Row], dict]:
+                progress=None) -> tuple[list[Row], dict]:
     """Score, score on the questions that do not offer None, and the option AUC on those questions, per size,
-    for the scorer `make_scorer` trained on the topics and their `extra` copies in grouped folds; with
-    `timeline`, the score with the documents' timeline edges, their weights chosen per outer fold. Returns
-    the rows and the held-out topics by size (for the readers)."""
+    for the scorer `make_scorer` trained on the topics and their `extra` copies in grouped folds. Returns the
+    rows and the held-out topics by size (for the readers)."""
     scorers = fold_scorers(analyses, folds, make_scorer, extra)
-    score, plain, auc, with_timeline, chosen = {}, {}, {}, {}, {}
+    score, plain, auc = {}, {}, {}
     helds = {}
     for k, cuts in cuts_by_size.items():
         held = helds[k] = held_out(cuts, scorers)
@@ -146,15 +120,10 @@ def scorer_rows(name: str, analyses, cuts_by_size: dict, folds: int, make_scorer
         score[k] = scores.mean()
         plain[k] = scores[~held.none_offered()].mean()
         auc[k] = option_auc(held)
-        if timeline:
-            by_setting = timeline_scores(held, bias)
-            with_timeline[k], chosen[k] = nested_choice(by_setting, held.question_topics(), folds, size=sum)
         if progress is not None:
             progress.update()
     rows = [Row(name, score), Row("  questions that do not offer None", plain),
             Row("  option AUC, questions that do not offer None", auc)]
-    if timeline:
-        rows.append(Row("  + timeline edges (doc_order, mediated chosen per outer fold)", with_timeline, chosen))
     return rows, helds
 
 

@@ -7,12 +7,52 @@ from __future__ import annotations
 import networkx as nx
 
 from ..data import LABELS, Question
+from ..evidence.features import GROUPS, Source
 from ..readers.base import ReaderJudgements
+from ..text.extract import TopicExtraction
 from .facts import Excluded, Forced, describe, log_odds
 from .solve import Confidence, Solution
 
 # Kinds of a rejected option that would be chosen on its own gain (rules/explain.lp, rank 4): what cost it.
 COSTS = ("none_in", "mutual", "cap", "cap_in", "doc_after", "shortcut", "pair_short", "shared", "serves")
+
+
+# What each evidence group read, in words; an effect below EFFECT_SHOWN (log-odds) is not listed.
+GROUP_WORDS = {"documents": "where the documents tell the two events (together, near each other, which first, "
+                            "a causal cue between them, the order of their dates)",
+               "dates": "the days between the dates the texts (or their best mentions) state",
+               "told": "where each event is best told, and the documents' dates",
+               "dependency cues": "a cue's cause and effect in the parse"}
+EFFECT_SHOWN = 0.1
+SENTENCES_SHOWN = 3
+
+
+def evidence_record(effects: dict[str, float], sources: tuple[Source, ...], extraction: TopicExtraction) -> list[dict]:
+    """What moved an option's score, from its pair's evidence: each evidence group whose blanking moves the
+    log-odds by EFFECT_SHOWN or more (learn.scorer.evidence_effects), most first, with the sentences that group
+    read, their documents and the feature each fed."""
+    record = []
+    for group, effect in sorted(effects.items(), key=lambda kv: (-abs(kv[1]), kv[0])):
+        if abs(effect) < EFFECT_SHOWN:
+            continue
+        read = [s for s in sources if s.feature in GROUPS[group]][:SENTENCES_SHOWN]
+        record.append({"group": group, "log_odds": round(effect, 2), "what": GROUP_WORDS[group],
+                       "sentences": [{"document": extraction.titles[extraction.sentences[s.sentence].doc],
+                                      "sentence": extraction.sentences[s.sentence].text, "feature": s.feature,
+                                      "role": s.role} for s in read]})
+    return record
+
+
+def evidence_line(option: dict) -> str | None:
+    """One line on what moved the option's score most, with its first sentence; None where nothing did."""
+    if not option.get("evidence"):
+        return None
+    top = option["evidence"][0]
+    line = f"{'raised' if top['log_odds'] > 0 else 'lowered'} by {top['group']} ({top['log_odds']:+.2f} log-odds)"
+    if top["sentences"]:
+        first = top["sentences"][0]
+        line += f": \"{first['sentence']}\"" + (f" ({first['document']})" if first["document"] else "")
+    return line
 
 
 def atom_record(atom) -> dict:
@@ -150,10 +190,11 @@ def confidence_words(confidence: dict | None) -> str:
 
 def explain_question(
     question: Question, graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution,
-    readers: tuple[ReaderJudgements, ...] = (),
+    readers: tuple[ReaderJudgements, ...] = (), evidence: dict[tuple[int, int], list[dict]] | None = None,
 ) -> dict:
     """One JSON-ready record: the chosen labels, whether they are a forced guess and how far they win; per option
-    its edge score, its gain (what selecting it adds to the optimum), each reader's judgement (with the evidence
+    its edge score, its gain (what selecting it adds to the optimum), what in the documents moved the score
+    (`evidence`: its pair's record of evidence_record, where given), each reader's judgement (with the evidence
     it read), the rule atoms that touched it, and what decided it: `why` in words, `decided_by` as atoms."""
     slots = graph.graph["questions"][question.qid]
     chosen = solution.answers[question.qid]
@@ -166,7 +207,8 @@ def explain_question(
             p = scores.get((event, slots.target))
             atoms = [*solution.pair_atoms(event, slots.target, question.qid), *atoms]
             record.update(event=event, score=None if p is None else round(p, 4),
-                          log_odds=None if p is None else log_odds(p), gain=solution.gains.get((question.qid, label)))
+                          log_odds=None if p is None else log_odds(p), gain=solution.gains.get((question.qid, label)),
+                          evidence=(evidence or {}).get((event, slots.target), []))
         record["rules"] = [atom_record(a) for a in atoms]
         judged = [(r, r.judgements.get((question.qid, label))) for r in readers]
         record["readers"] = [{"reader": r.reader, "weight": r.weight, "reliability": reliability(r), **j.as_record()}

@@ -4,7 +4,7 @@ time of each stage, run serially, in worker processes or on Dask, with the resul
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Generator
@@ -13,10 +13,10 @@ from typing import Generator
 from ..analysis.analyse import TopicAnalysis, analyse_topic
 from ..analysis.cache import AnalysisCache
 from ..data import Topic
-from ..learn.scorer import Scorer, edge_scores, load_scorer, reads_documents, with_scorer_bias
+from ..learn.scorer import Scorer, edge_scores, evidence_effects, load_scorer, reads_documents, with_scorer_bias
 from ..readers.base import ReaderJudgements
-from ..reason.explain import explain_question, reason_line
-from ..reason.solve import Solution, SolverParams, solve_analysis
+from ..reason.explain import evidence_record, explain_question, reason_line
+from ..reason.solve import PRIORS, Solution, SolverParams, solve_analysis
 from .parallel import Outcome, map_ordered
 
 STAGES = ("analysis", "scoring", "solving")
@@ -35,9 +35,19 @@ class Settings:
     cache: AnalysisCache | None = None
     readers: tuple[ReaderJudgements, ...] = ()  # fused with the edge scores (rules/readers.lp)
     explain: bool = True  # what decided each option, and each question's confidence (rules/explain.lp, confidence.lp)
+    priors: str = "aer"  # the benchmark's construction priors kept ("aer") or not ("none"): reason.solve.PRIORS
+
+    def rules(self) -> tuple[frozenset[str], SolverParams]:
+        """The rule groups switched off and the solver's constants, with those of the `priors` setting (an
+        explicit none-prior keeps its value)."""
+        groups, none_prior = PRIORS[self.priors]
+        keep = self.params.none_prior is not None or none_prior is None
+        return self.without | groups, self.params if keep else replace(self.params, none_prior=none_prior)
 
     def __post_init__(self):
         limit = self.time_limit
+        if self.priors not in PRIORS:
+            raise ValueError(f"priors must be one of {', '.join(PRIORS)}, got {self.priors!r}")
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))
                                   or not 0 < limit <= MAX_TIME_LIMIT):
             raise ValueError(f"time-limit must be a number of seconds above 0 and at most {MAX_TIME_LIMIT:g}, got {limit!r}")
@@ -74,14 +84,14 @@ class TopicAnswer:
 
 
 @lru_cache(maxsize=4)
-def scorer_for(model: Path) -> tuple[Scorer, str]:
-    """(scorer, encoder name) of a model file, loaded once per process."""
-    return load_scorer(model)
+def scorer_for(model: Path, priors: str = "aer") -> tuple[Scorer, str]:
+    """(scorer for the `priors` setting, encoder name) of a model file, loaded once per process."""
+    return load_scorer(model, priors)
 
 
 def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
     """Analyse (or read from the cache), score and solve one topic."""
-    scorer, encoder = scorer_for(settings.model)
+    scorer, encoder = scorer_for(settings.model, settings.priors)
     documents = reads_documents(scorer)
     if settings.cache is not None and (settings.cache.encoder, settings.cache.documents) != (encoder, documents):
         raise ValueError(f"the cache is for encoder {settings.cache.encoder!r} (documents read: "
@@ -93,15 +103,24 @@ def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
         analysis, cached = settings.cache.analyse(topic)
     seconds = {"analysis": time.perf_counter() - start}
     readers = tuple(r.for_questions(q.qid for q in topic.questions) for r in settings.readers)
-    probabilities, solution = answer_topic(analysis, scorer, settings.without, settings.params, settings.time_limit,
-                                           readers, seconds, settings.explain)
+    without, params = settings.rules()
+    probabilities, solution = answer_topic(analysis, scorer, without, params, settings.time_limit, readers, seconds,
+                                           settings.explain)
+    evidence = pair_evidence(analysis, scorer) if settings.explain else None
     answers = tuple(
         Answer(q.qid, solution.answers[q.qid],
-               {**explain_question(q, analysis.graph, probabilities, solution, readers), "documents": len(topic.documents),
-                "documents_read": documents})
+               {**explain_question(q, analysis.graph, probabilities, solution, readers, evidence),
+                "documents": len(topic.documents), "documents_read": documents, "priors": settings.priors})
         for q in topic.questions
     )
     return TopicAnswer(topic.topic_id, answers, seconds, cached)
+
+
+def pair_evidence(analysis: TopicAnalysis, scorer: Scorer) -> dict[tuple[int, int], list[dict]]:
+    """For every candidate pair, what in the documents moved its score (reason.explain.evidence_record)."""
+    effects = evidence_effects(analysis.table, scorer)
+    sources = dict(zip(analysis.doc_evidence.pairs, analysis.doc_evidence.sources))
+    return {p: evidence_record(effects[p], sources.get(p, ()), analysis.extraction) for p in analysis.table.pairs}
 
 
 def answer_topics(

@@ -23,7 +23,7 @@ def calibrated_settings(topics: list[Topic], settings: Settings, weight: int | N
         return settings
     analyses, edges = [], []
     if weight is None:
-        scorer, encoder = scorer_for(settings.model)
+        scorer, encoder = scorer_for(settings.model, settings.priors)
         documents = reads_documents(scorer)
         for topic in topics:
             analysis = (settings.cache.analyse(topic)[0] if settings.cache is not None

@@ -138,12 +138,14 @@ def build_network(graph: nx.DiGraph, scores: dict[tuple[int, int], float], solut
 
 
 def question_view(question: Question, graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution,
-                  evidence: dict | None, readers: tuple[ReaderJudgements, ...] = ()) -> dict:
-    """The explanation panel of one question: its --explain record (readers' judgements included) with the
-    evidence sentences of each event, its confidence in words, and a summary of what decided its answer."""
-    record = explain_question(question, graph, scores, solution, readers)
+                  evidence: dict | None, readers: tuple[ReaderJudgements, ...] = (),
+                  moved: dict[tuple[int, int], list[dict]] | None = None) -> dict:
+    """The explanation panel of one question: its --explain record (readers' judgements included, and what in the
+    documents moved each option's score, from `moved`) with the evidence sentences of each event (`mentions`), its
+    confidence in words, and a summary of what decided its answer."""
+    record = explain_question(question, graph, scores, solution, readers, moved)
     target = record["target_event"]
-    options = [{"label": label, **opt, "evidence": evidence_of(evidence, opt.get("event"))}
+    options = [{"label": label, "evidence": [], **opt, "mentions": evidence_of(evidence, opt.get("event"))}
                for label, opt in record["options"].items()]
     return {
         "record": record,
@@ -156,10 +158,11 @@ def question_view(question: Question, graph: nx.DiGraph, scores: dict[tuple[int,
 
 
 def topic_page(topic: Topic, graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution,
-               evidence: dict | None = None, readers: tuple[ReaderJudgements, ...] = ()) -> str:
+               evidence: dict | None = None, readers: tuple[ReaderJudgements, ...] = (),
+               moved: dict[tuple[int, int], list[dict]] | None = None) -> str:
     """The HTML page of a topic: vis-network inlined, no remote resources, all document text escaped."""
     net = build_network(graph, scores, solution, evidence)
-    questions = [question_view(q, graph, scores, solution, evidence, readers) for q in topic.questions]
+    questions = [question_view(q, graph, scores, solution, evidence, readers, moved) for q in topic.questions]
     slots = graph.graph["questions"]
     data = {
         "nodes": net.nodes,
@@ -187,9 +190,10 @@ def topic_page(topic: Topic, graph: nx.DiGraph, scores: dict[tuple[int, int], fl
 
 
 def render_topic(analysis, scores: dict[tuple[int, int], float], solution: Solution, path: str | Path,
-                 readers: tuple[ReaderJudgements, ...] = ()) -> Path:
-    """Write the page of an analysed and solved topic; evidence is shown when the analysis has `evidence`."""
+                 readers: tuple[ReaderJudgements, ...] = (), moved: dict[tuple[int, int], list[dict]] | None = None) -> Path:
+    """Write the page of an analysed and solved topic; evidence is shown when the analysis has `evidence`, and
+    what moved each option's score where `moved` gives it (run.batch.pair_evidence)."""
     path = Path(path)
     evidence = getattr(analysis, "evidence", None)
-    write_files({path: topic_page(analysis.topic, analysis.graph, scores, solution, evidence, readers)})
+    write_files({path: topic_page(analysis.topic, analysis.graph, scores, solution, evidence, readers, moved)})
     return path
