@@ -128,20 +128,36 @@ def test_bad_run_options_are_usage_errors(option):
         answer.main(["--demo", *option])
 
 
-def test_the_answer_path_reads_no_documents_while_the_scorer_uses_none(two_topics, tmp_path, monkeypatch):
-    from causalgraph.analysis import analyse
+def test_the_answer_path_reads_the_documents_and_they_change_small_topics(demo_dir, tmp_path):
     from causalgraph.analysis.analyse import analyse_topic
     from causalgraph.config import DEFAULT_MODEL
-    from causalgraph.data import load_split
+    from causalgraph.data import load_split, question_score
     from causalgraph.learn.scorer import load_scorer, reads_documents
     from causalgraph.run.batch import answer_topic
 
     scorer, encoder = load_scorer(DEFAULT_MODEL)
-    assert not reads_documents(scorer)
-    for topic in load_split(two_topics, "sample"):  # reading them would change no answer
-        read, unread = (answer_topic(analyse_topic(topic, encoder, documents), scorer)[1] for documents in (True, False))
-        assert read.answers == unread.answers and topic.documents
-    real = analyse.extract_topic
-    monkeypatch.setattr(analyse, "extract_topic", lambda docs: real(docs) if not docs else pytest.fail("spaCy ran"))
-    code, out, explain = run(two_topics, tmp_path / "o")
+    assert reads_documents(scorer)
+    [topic] = load_split(demo_dir, "sample")  # 8 questions: the documents carry it
+    read, unread = (answer_topic(analyse_topic(topic, encoder, documents), scorer)[1] for documents in (True, False))
+    assert read.answers != unread.answers
+    score = lambda solution: sum(question_score(solution.answers[q.qid], q.gold) for q in topic.questions)
+    assert score(read) > score(unread)
+    code, out, explain = run(demo_dir, tmp_path / "o", split="sample")
+    assert code == 0 and all(json.loads(line)["documents_read"] for line in explain.splitlines())
+
+
+def test_a_scorer_without_document_features_reads_no_documents(two_topics, tmp_path, monkeypatch):
+    from causalgraph.analysis import analyse
+    from causalgraph.config import DEFAULT_MODEL
+    from causalgraph.graph.features import QUESTION_FEATURES
+    from causalgraph.learn.scorer import EdgeScorer, dump_scorer, load_scorer
+
+    structure = load_scorer(DEFAULT_MODEL)[0].structure  # the shipped blend's structure scorer alone
+    assert structure.features == QUESTION_FEATURES
+    model = tmp_path / "structure.joblib"
+    model.write_bytes(dump_scorer({"aer": structure}, "all-MiniLM-L6-v2"))
+    real = analyse.read_documents
+    monkeypatch.setattr(analyse, "read_documents", lambda docs: real(docs) if not docs else pytest.fail("spaCy ran"))
+    code, out, explain = run(two_topics, tmp_path / "o", "--model", str(model), "--no-cache")
     assert code == 0 and all(not json.loads(line)["documents_read"] for line in explain.splitlines())
+    assert isinstance(structure, EdgeScorer)

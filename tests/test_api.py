@@ -54,14 +54,20 @@ def test_answers_match_the_answer_command(tmp_path, demo_dir):
         answers[0].labels = frozenset("D")
 
 
-def test_it_reads_no_documents_that_the_scorer_does_not_use(monkeypatch):
+def test_it_reads_the_documents_only_where_the_scorer_uses_them(monkeypatch, tmp_path):
     import causalgraph.analysis.analyse as analyse
+    from causalgraph.learn.scorer import dump_scorer
 
-    read, extract = [], analyse.extract_topic
-    monkeypatch.setattr(analyse, "extract_topic", lambda documents: read.append(list(documents)) or extract(documents))
+    read, real = [], analyse.read_documents
+    monkeypatch.setattr(analyse, "read_documents", lambda documents: read.append(list(documents)) or real(documents))
     [topic] = cg.demo_topics()
-    assert topic.documents and not cg.Reasoner.load().reads_documents
-    assert len(list(cg.Reasoner.load().answer([topic]))) == len(topic.questions)
+    assert cg.Reasoner.load().reads_documents
+    assert len(list(cg.Reasoner.load().answer([topic]))) == len(topic.questions) and read == [topic.documents]
+    structure = tmp_path / "structure.joblib"  # the shipped blend's structure scorer alone reads none
+    structure.write_bytes(dump_scorer({"aer": cg.Reasoner.load().scorer.structure}, "all-MiniLM-L6-v2"))
+    read.clear()
+    reasoner = cg.Reasoner.load(model=structure)
+    assert not reasoner.reads_documents and len(list(reasoner.answer([topic]))) == len(topic.questions)
     assert read == [[]]
 
 

@@ -3,6 +3,7 @@ on the trained scorer or the rules (and so is what the cache holds)."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -87,21 +88,31 @@ def without_text(topic: Topic) -> Topic:
     return replace(topic, documents=[replace(d, content="") for d in topic.documents])
 
 
+# The stages of an analysis, as `analyse_topic` times them: spaCy's reading of the documents, the embedding of
+# their sentences and cue clauses, and the rest (the graph, the events' embeddings, the evidence and the features).
+ANALYSIS_STAGES = ("reading", "embedding", "evidence")
+
+
 def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool = True,
-                  store: DocumentStore | None = None) -> TopicAnalysis:
+                  store: DocumentStore | None = None, seconds: dict[str, float] | None = None) -> TopicAnalysis:
     """One way through a topic: its documents read by spaCy and their sentences embedded (through `store`, which a
     cache may serve; none when `documents` is False: then the analysis holds no evidence from them), the graph
     of its questions, the events' embeddings, the evidence of every candidate pair and the pair features, each
-    built once."""
+    built once. `seconds`, where given, gets the seconds of each of ANALYSIS_STAGES."""
     store = store or Uncached(encoder)
     docs = topic.documents if documents else []
+    start = time.perf_counter()
     readings = store.read(docs)
+    read = time.perf_counter()
     extraction = TopicExtraction.join(docs, readings)
     graph = build_graph(topic)
     vectors = encode([graph.nodes[n]["text"] for n in graph], encoder)
     embedded = DocumentVectors.join(store.vectors(docs, readings), vectors.shape[1])
+    embedding = time.perf_counter()
     evidence = read_evidence(extraction, embedded, graph, candidate_pairs(graph), encoder)
     table = pair_table(graph, structure_features(graph, vectors), evidence.features)
+    if seconds is not None:
+        seconds.update(reading=read - start, embedding=embedding - read, evidence=time.perf_counter() - embedding)
     return TopicAnalysis(without_text(topic), graph, table, extraction, evidence, vectors, encoder)
 
 

@@ -166,13 +166,14 @@ class AnalysisCache:
             _store(paths[i], value)
         return found
 
-    def analyse(self, topic: Topic) -> tuple[TopicAnalysis, bool]:
-        """The topic's analysis from the cache, or computed (its documents' readings through the cache too) and
-        stored; and whether it came from the cache."""
+    def analyse(self, topic: Topic, seconds: dict[str, float] | None = None) -> tuple[TopicAnalysis, bool]:
+        """The topic's analysis from the cache, or computed (its documents' readings and embeddings through the
+        cache too; `seconds` gets the time of each stage, see analyse_topic) and stored; and whether it came from
+        the cache."""
         analysis = self.load(topic)
         if analysis is not None:
             return analysis, True
-        analysis = analyse_topic(topic, self.encoder, self.documents, self)
+        analysis = analyse_topic(topic, self.encoder, self.documents, self, seconds)
         self.store(topic, analysis)
         return analysis, False
 

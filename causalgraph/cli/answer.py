@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ..analysis.analyse import ANALYSIS_STAGES
 from ..analysis.cache import AnalysisCache
 from ..config import DEFAULT_MODEL, DEMO_DATA, default_cache_dir
 from ..data import SPLITS, DataError, Topic, input_files, load_data, question_score
@@ -97,7 +98,9 @@ def timings(answers: list[TopicAnswer], topics: list[Topic], load: float, total:
 
 def summary(answers: list[TopicAnswer], topics: int, seconds: float) -> str:
     questions = sum(len(a.answers) for a in answers)
-    stages = ", ".join(f"{stage} {sum(a.seconds[stage] for a in answers):.1f} s" for stage in STAGES)
+    total = lambda names: [f"{stage} {sum(a.seconds[stage] for a in answers):.1f} s" for stage in names]
+    analysis, *rest = total(STAGES)
+    stages = ", ".join([f"{analysis} ({', '.join(total(ANALYSIS_STAGES))})", *rest])
     cached = sum(a.cached for a in answers)
     return (
         f"answered {plural(questions, 'question')} ({len(answers)} of {plural(topics, 'topic')}) in {seconds:.1f} s "

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Generator
 
 
-from ..analysis.analyse import TopicAnalysis, analyse_topic
+from ..analysis.analyse import ANALYSIS_STAGES, TopicAnalysis, analyse_topic
 from ..analysis.cache import AnalysisCache
 from ..data import Topic
 from ..learn.scorer import Scorer, edge_scores, evidence_effects, load_scorer, reads_documents, with_scorer_bias
@@ -19,7 +19,7 @@ from ..reason.explain import evidence_record, explain_question, reason_line
 from ..reason.solve import PRIORS, Solution, SolverParams, solve_analysis
 from .parallel import Outcome, map_ordered
 
-STAGES = ("analysis", "scoring", "solving")
+STAGES = ("analysis", "scoring", "solving")  # and the analysis by ANALYSIS_STAGES where it was computed
 MAX_TIME_LIMIT = 1e6  # seconds of solving per topic that --time-limit takes (as every positive option)
 
 
@@ -97,11 +97,12 @@ def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
         raise ValueError(f"the cache is for encoder {settings.cache.encoder!r} (documents read: "
                          f"{settings.cache.documents}), the model uses {encoder!r} (documents read: {documents})")
     start = time.perf_counter()
+    stages = dict.fromkeys(ANALYSIS_STAGES, 0.0)
     if settings.cache is None:
-        analysis, cached = analyse_topic(topic, encoder, documents), False
+        analysis, cached = analyse_topic(topic, encoder, documents, seconds=stages), False
     else:
-        analysis, cached = settings.cache.analyse(topic)
-    seconds = {"analysis": time.perf_counter() - start}
+        analysis, cached = settings.cache.analyse(topic, stages)
+    seconds = {"analysis": time.perf_counter() - start, **stages}
     readers = tuple(r.for_questions(q.qid for q in topic.questions) for r in settings.readers)
     without, params = settings.rules()
     probabilities, solution = answer_topic(analysis, scorer, without, params, settings.time_limit, readers, seconds,
