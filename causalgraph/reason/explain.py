@@ -25,6 +25,9 @@ GROUP_WORDS = {"documents": "where the documents tell the two events (together, 
                "dependency cues": "a cue's cause and effect in the parse"}
 EFFECT_SHOWN = 0.1
 SENTENCES_SHOWN = 3
+# The sentences of a group in this order of the features they fed: a stated cause first, co-mention last.
+FEATURE_ORDER = ("cue_forward", "dependency_cue_forward", "nearby_sentences", "same_sentence", "told_order",
+                 "event_date_gap")
 
 
 def evidence_record(effects: dict[str, float], sources: tuple[Source, ...], extraction: TopicExtraction) -> list[dict]:
@@ -35,7 +38,8 @@ def evidence_record(effects: dict[str, float], sources: tuple[Source, ...], extr
     for group, effect in sorted(effects.items(), key=lambda kv: (-abs(kv[1]), kv[0])):
         if abs(effect) < EFFECT_SHOWN:
             continue
-        read = [s for s in sources if s.feature in GROUPS[group]][:SENTENCES_SHOWN]
+        read = sorted((s for s in sources if s.feature in GROUPS[group]), key=lambda s: FEATURE_ORDER.index(s.feature))
+        read = list(dict.fromkeys(read))[:SENTENCES_SHOWN]
         record.append({"group": group, "log_odds": round(effect, 2), "what": GROUP_WORDS[group],
                        "sentences": [{"document": extraction.titles[extraction.sentences[s.sentence].doc],
                                       "sentence": extraction.sentences[s.sentence].text, "feature": s.feature,
@@ -52,6 +56,8 @@ def evidence_line(option: dict) -> str | None:
     if top["sentences"]:
         first = top["sentences"][0]
         line += f": \"{first['sentence']}\"" + (f" ({first['document']})" if first["document"] else "")
+    else:
+        line += f": {top['what']}"
     return line
 
 
