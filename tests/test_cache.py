@@ -28,7 +28,7 @@ def counted(monkeypatch):
     """Replace analyse_topic with a cheap fake that counts its calls."""
     calls = []
 
-    def analyse(topic, encoder, documents=True, read=None):
+    def analyse(topic, encoder, documents=True, store=None, seconds=None):
         calls.append(topic.topic_id)
         return FakeAnalysis(topic.topic_id, list(range(1000)))
 

@@ -38,11 +38,13 @@ def test_demo_prints_questions_options_answers_and_a_checkable_score(capsys, dem
         predicted = frozenset(found[1].split(","))
         assert {line.split()[1] for line in block.splitlines() if line.startswith("  * ")} == predicted
         # under each option, what decided it
-        whys = [line.strip() for line in block.splitlines() if line.startswith(" " * 15)]
+        whys = [line.strip() for line in block.splitlines() if line.startswith(" " * 15) and "evidence: " not in line]
         assert len(whys) == 4 and all(w.startswith(("chosen", "not chosen")) for w in whys)
         assert float(found[3]) == question_score(predicted, question.gold)
         scores.append(float(found[3]))
     assert f"Score {sum(scores) / len(scores):.3f} over 8 questions" in out and "causalgraph evaluate" in out
+    # and what in the documents moved the scores, with a sentence and its document
+    assert re.search(r"\n {15}evidence: (raised|lowered) by documents \([+-][\d.]+ log-odds\): \".+\" \(.+\)\n", out)
     assert "p: the edge scorer's probability" in out
     # the README's figure for the demo is the one the demo prints
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")

@@ -131,7 +131,7 @@ def readable_report(topics: list[Topic], answers: list[Answer]) -> str:
             lines.append(f"  {'*' if option['selected'] else ' '} {label}  {p}  {option['text']}")
             lines.append(f"               {option['why']}")
             if moved := evidence_line(option):
-                lines.append(f"               {moved}")
+                lines.append(f"               evidence: {moved}")
         flags = answer_flags(record)
         line = f"  answer {record['answer']}" + (f" ({flags})" if flags else "")
         if question.gold is not None:

@@ -164,7 +164,7 @@ def format_curve(rows: list[Row], sizes) -> str:
 THIN_QUESTIONS = 10
 # What a user can bring on any machine, offline included: no reader weights ship, and a hub name is no help
 # where the hub cannot be reached.
-HELPFUL_READERS = "--reader-scores FILE (another system's answers) or --llm-url URL (an endpoint you run)"
+HELPFUL_READERS = "--reader-scores FILE (another system's answers) or --llm-url URL (your endpoint)"
 
 
 def thin_topics(topics, readers: bool, documents: bool = True) -> tuple[list[int], str | None]:
@@ -180,7 +180,8 @@ def thin_topics(topics, readers: bool, documents: bool = True) -> tuple[list[int
     name = lambda ts: (f"topic{'s' if len(ts) > 1 else ''} {', '.join(map(str, ts[:MOST_RUNS]))}"
                        + (f" and {len(ts) - MOST_RUNS:,} more" if len(ts) > MOST_RUNS else ""))
     bare = [t.topic_id for t in thin if not t.documents]
-    helps = (f"documents for {name(bare)} (docs.json, or `documents` in a topic file), or a reader: "
+    whose = ("their" if len(bare) > 1 else "its") if bare == ids else f"those of {name(bare)}"
+    helps = (f"documents, {whose} (docs.json, or a topic file's `documents`), or a reader: "
              if documents and bare else "a reader: ")
     return ids, (f"{name(ids)}: fewer than {THIN_QUESTIONS} questions and no reader; what would help: "
                  f"{helps}{HELPFUL_READERS}")
