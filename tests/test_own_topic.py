@@ -149,3 +149,27 @@ def test_the_api_warns_about_thin_topics_through_logging(caplog, demo_dir):
     thin = [r for r in caplog.records if r.name == "causalgraph.api" and "no reader" in r.getMessage()]
     assert len(thin) == 1 and thin[0].getMessage().startswith("topic 1: fewer than 10 questions")
     assert "--crossencoder" not in thin[0].getMessage()
+
+
+def test_the_construction_priors_are_a_named_choice(tmp_path, demo_dir):
+    """--priors: aer by default for an AER data folder, none for your own topics; none answers None only where no
+    real option clears the bias, with the scorer trained without the None structure."""
+    def explained(*args):
+        out = tmp_path / "explain.jsonl"
+        assert answer.main([*args, "--explain", str(out), "--out", str(tmp_path / "p.jsonl"), "--quiet", "--no-cache"]) == 0
+        return [json.loads(line) for line in out.read_text().splitlines()]
+
+    aer = explained("--data", str(demo_dir), "--split", "sample")
+    assert {r["priors"] for r in aer} == {"aer"}
+    own = tmp_path / "own"
+    own.mkdir()
+    for name in ("questions.jsonl", "docs.json"):
+        (own / name).write_bytes((demo_dir / "sample" / name).read_bytes())
+    plain = explained("--data", str(own))
+    assert {r["priors"] for r in plain} == {"none"} and plain != aer
+    assert explained("--data", str(own), "--priors", "aer") == aer
+    for record in plain:  # None only where no real option was chosen, whatever the None prior would say
+        options = record["options"]
+        none = [label for label, o in options.items() if o.get("event") is None]
+        real = [label for label, o in options.items() if o.get("event") is not None and o["selected"]]
+        assert not none or options[none[0]]["selected"] == (not real)
