@@ -161,3 +161,21 @@ def test_a_scorer_without_document_features_reads_no_documents(two_topics, tmp_p
     code, out, explain = run(two_topics, tmp_path / "o", "--model", str(model), "--no-cache")
     assert code == 0 and all(not json.loads(line)["documents_read"] for line in explain.splitlines())
     assert isinstance(structure, EdgeScorer)
+
+
+def test_auto_workers_parallelise_only_real_reading(tmp_path):
+    from causalgraph.analysis.cache import AnalysisCache
+    from causalgraph.data import Document, Question, Topic
+
+    def topic(tid, chars):
+        q = Question(f"q{tid}", tid, "The dam failed.", ("Rain fell.", "Gates jammed.", "A cup was won.", "Snow fell."))
+        return Topic(tid, [q], [Document("d", "t", "x" * chars)])
+
+    big = [topic(1, batch.PARALLEL_CHARS), topic(2, 10)]
+    assert batch.auto_workers(big, None, True, cpus=8) == 2 and batch.auto_workers(big, None, True, cpus=1) == 1
+    assert batch.auto_workers(big, None, False, cpus=8) == 1  # a scorer that reads no document
+    assert batch.auto_workers(big[:1], None, True, cpus=8) == 1  # one topic
+    assert batch.auto_workers([topic(1, 1000), topic(2, 1000)], None, True, cpus=8) == 1  # little to read
+    cache = AnalysisCache.open(tmp_path, "hub/name")
+    cache.path(big[0]).write_bytes(b"")  # an entry is there: one topic left to analyse
+    assert batch.auto_workers(big, cache, True, cpus=8) == 1

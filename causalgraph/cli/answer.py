@@ -25,11 +25,16 @@ from ..learn.calibration import load_calibrations, match_calibrations
 from ..learn.scorer import reads_documents
 from ..reason.solve import SWITCHABLE, SolverParams
 from ..reason.explain import answer_flags, evidence_line
-from ..run.batch import STAGES, Answer, Settings, TopicAnswer, answer_topics, scorer_for
+from ..run.batch import PARALLEL_CHARS, STAGES, Answer, Settings, TopicAnswer, answer_topics, auto_workers, scorer_for
 from ..run.calibrate import calibrated_settings
 from ..run.output import check_outputs, jsonl, write_files
 from ..run.parallel import SCHEDULERS
 from .common import add_priors_option, add_reader_options, check_reader_options, resolved_priors, load_readers, reader_inputs, parse_groups, parse_topics, plural, positive, prog, log_warnings, run_command, weight
+
+
+def workers_option(text: str) -> int | str:
+    """--workers: a number of processes, or 'auto'."""
+    return text if text == "auto" else positive(int)(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,7 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--bias", type=weight, help="precision bias per selected label (log-odds x 100); default: the model's")
     parser.add_argument("--time-limit", type=positive(float), help="seconds of solving per topic, all its searches together; "
                         "the best answer set found by then is used")
-    parser.add_argument("--workers", type=positive(int), default=1, help="topics answered in parallel (processes)")
+    parser.add_argument("--workers", type=workers_option, default="auto",
+                        help="topics answered in parallel (processes); 'auto' (default): two where at least two topics "
+                             f"must be analysed and their documents hold {PARALLEL_CHARS:,} characters or more, else one")
     parser.add_argument("--scheduler", choices=SCHEDULERS, default="local", help="local processes, or a Dask cluster")
     parser.add_argument("--dask-address", help="scheduler address of a running Dask cluster (implies --scheduler dask)")
     parser.add_argument("--keep-going", action="store_true", help="write the answers of the other topics when one fails")
@@ -71,7 +78,9 @@ def run_topics(topics: list[Topic], settings: Settings, args: argparse.Namespace
     failure."""
     answers, failures = [], []
     scheduler = "dask" if args.dask_address else args.scheduler
-    outcomes = answer_topics(topics, settings, args.workers, scheduler, args.dask_address)
+    workers = auto_workers(topics, settings.cache, reads_documents(scorer_for(settings.model, settings.priors)[0])) \
+        if args.workers == "auto" else args.workers
+    outcomes = answer_topics(topics, settings, workers, scheduler, args.dask_address)
     bar = tqdm(total=len(topics), desc="topics", unit="topic", disable=args.quiet, file=sys.stderr)
     with closing(outcomes), bar:
         for topic, outcome in zip(topics, outcomes):

@@ -3,6 +3,7 @@ time of each stage, run serially, in worker processes or on Dask, with the resul
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
@@ -122,6 +123,19 @@ def pair_evidence(analysis: TopicAnalysis, scorer: Scorer) -> dict[tuple[int, in
     effects = evidence_effects(analysis.table, scorer)
     sources = dict(zip(analysis.doc_evidence.pairs, analysis.doc_evidence.sources))
     return {p: evidence_record(effects[p], sources.get(p, ()), analysis.extraction) for p in analysis.table.pairs}
+
+
+# Characters of unread documents from which a run is worth two worker processes: each loads spaCy and the encoder
+# (about 8 s), and reading runs at about 20,000 characters a second on one core (BENCHMARKS.md, "Speed").
+PARALLEL_CHARS = 200_000
+
+
+def auto_workers(topics: list[Topic], cache: AnalysisCache | None, documents: bool, cpus: int | None = None) -> int:
+    """How many processes answer the topics by default: two (at most the CPUs) where at least two topics must be
+    analysed and their documents hold PARALLEL_CHARS characters or more, else one."""
+    todo = [t for t in topics if cache is None or not cache.path(t).is_file()]
+    chars = sum(len(d.content) for t in todo for d in t.documents) if documents else 0
+    return min(2, cpus or os.cpu_count() or 1) if len(todo) >= 2 and chars >= PARALLEL_CHARS else 1
 
 
 def answer_topics(
