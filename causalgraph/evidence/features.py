@@ -42,10 +42,6 @@ class Source:
     role: str
 
 
-def _column(name: str) -> int:
-    return EVIDENCE_FEATURES.index(name)
-
-
 def _gap(a: PartialDate | None, b: PartialDate | None) -> float:
     """Days from a to b at the precision both state (a missing year taken from the other date); NaN when
     either is unknown or neither states a year."""

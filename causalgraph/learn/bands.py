@@ -154,11 +154,6 @@ class BlendReport:
     def __post_init__(self):
         self.question_keys = np.array([str(k) for k, a in zip(self.keys, self.held.topics) for _ in a.topic.questions])
 
-    def mean(self, key, scores: np.ndarray | None = None) -> float:
-        """The mean of `scores` (default: the nested ones) over the questions of held-out topics of `key`."""
-        scores = self.nested if scores is None else scores
-        return float(scores[self.question_keys == str(key)].mean())
-
 
 def train_blend(analyses: list[TopicAnalysis], shapes: list[TopicShape], folds: int, priors: str = "aer",
                 workers: int = 1, progress=None) -> tuple[SizeBlend, BlendReport]:
