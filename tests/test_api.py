@@ -32,6 +32,16 @@ def test_the_readme_block_runs_as_written_from_an_unrelated_folder(tmp_path):
     assert not list(tmp_path.iterdir())  # it wrote nothing where it ran
 
 
+def test_the_docs_python_blocks_run_from_the_repository_root():
+    blocks = [b for page in sorted((README.parent / "docs").glob("*.md"))
+              for b in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)]
+    assert blocks
+    for code in blocks:
+        result = subprocess.run([sys.executable, "-c", code], cwd=README.parent, capture_output=True, text=True,
+                                timeout=300)
+        assert result.returncode == 0 and result.stdout, result.stderr
+
+
 def test_import_is_lazy_and_exports_the_api():
     code = "import sys, causalgraph as cg; print('causalgraph.api' in sys.modules, cg.Reasoner.__module__)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
