@@ -48,7 +48,7 @@ def load_topics(path: str | os.PathLike, split: str | None = None, topics: Itera
 
 
 def demo_topics() -> list[Topic]:
-    """The built-in demo topic (8 labelled questions, 4 documents), which ships with the package."""
+    """The built-in demo topic (8 labelled questions, 3 documents), which ships with the package."""
     return load_split(DEMO_DATA, "sample")
 
 

@@ -14,7 +14,8 @@ from causalgraph.reason.solve import SolverParams, solve_topic
 
 from .test_reason import NONE, random_topic
 
-SELECTED = {"prior", "evidence", "carried", "pair", "guess", "carried_guess", "none_prior", "none_empty", "unexplained"}
+SELECTED = {"prior", "evidence", "carried", "pair", "guess", "carried_guess", "none_prior", "none_left", "none_empty",
+            "unexplained"}
 COSTS = {"none_in", "mutual", "cap", "cap_in", "doc_after", "shortcut", "pair_short", "shared", "serves"}
 
 
@@ -62,9 +63,9 @@ def check_whys(graph, scores, after, solution, bias: int) -> int:
                     assert not any(own(qid, l) for l in answers[qid] if l in real)
                 elif w.kind == "carried_guess":
                     assert other in solution.guesses and any(q == other and l in answers[q] for q, l in offers(pair))
-                elif w.kind in ("none_prior", "none_empty"):
+                elif w.kind in ("none_prior", "none_left", "none_empty"):
                     assert label == none and answers[qid] == {none}
-                    assert any(gain[(qid, l)] > 0 for l in real) == (w.kind == "none_prior")
+                    assert any(gain[(qid, l)] > 0 for l in real) == (w.kind != "none_empty")
                 elif w.kind == "real_chosen":
                     assert label == none and answers[qid] and none not in answers[qid]
                 elif w.kind == "self":
@@ -113,10 +114,12 @@ def test_every_option_of_random_topics_has_a_why_that_holds():
     rng = random.Random(11)
     checked = kinds = 0
     seen: set[str] = set()
-    for _ in range(60):
+    for _ in range(80):
         t, graph, scores, after = random_topic(rng)
         bias = rng.choice([0, 100, 200])
-        solution = solve_topic(graph, scores, after, params=SolverParams(bias=bias), explain=True)
+        plain = rng.random() < 0.25  # --priors none: no priors group, a None prior that weighs nothing
+        solution = solve_topic(graph, scores, after, without=frozenset({"priors"}) if plain else frozenset(),
+                               params=SolverParams(bias=bias, none_prior=0 if plain else None), explain=True)
         checked += check_whys(graph, scores, after, solution, bias)
         check_confidence(solution, [q.qid for q in t.questions])
         seen |= {w.kind for w in solution.why}

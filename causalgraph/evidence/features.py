@@ -31,11 +31,13 @@ EVIDENCE_FEATURES = tuple(f for group in GROUPS.values() for f in group)
 # unknown (NaN, which the gradient-boosted trees send down a learned branch) for the others.
 BLANK = np.array([0.0 if f in GROUPS["documents"] else np.nan for f in EVIDENCE_FEATURES])
 WINDOW = 2  # sentences either side that count as "nearby"
+SOURCE_MIN = 0.5  # relevance (or clause similarity) a sentence needs to be named as a source of its feature
 
 
 @dataclass(frozen=True)
 class Source:
-    """A sentence a feature of a pair was read from: the feature, the topic sentence index, and what it is."""
+    """A sentence a feature of a pair was read from: the feature, the topic sentence index, and what it is. Only a
+    sentence that stands for the events (relevance, or a cue clause's similarity, of SOURCE_MIN or more) is named."""
 
     feature: str
     sentence: int
@@ -97,7 +99,8 @@ class PairReader:
         values.update(has_documents=1.0, same_sentence=float(both[together]),
                       cause_support=max((r for _, r in self.best[e]), default=0.0),
                       target_support=max((r for _, r in self.best[t]), default=0.0))
-        sources.append(Source("same_sentence", together, "tells both events"))
+        if both[together] >= SOURCE_MIN:
+            sources.append(Source("same_sentence", together, "tells both events"))
         best, where = 0.0, None
         n = len(rel_e)
         for offset in range(-WINDOW, WINDOW + 1):  # sentence pairs of one document at most WINDOW apart
@@ -109,7 +112,7 @@ class PairReader:
             if near[i] > best:
                 best, where = float(near[i]), (a.start + i, b.start + i)
         values["nearby_sentences"] = best
-        if where is not None:
+        if where is not None and best >= SOURCE_MIN:
             sources += [Source("nearby_sentences", where[0], "tells the cause near the target"),
                         Source("nearby_sentences", where[1], "tells the target near the cause")]
         total = weight = 0.0
@@ -159,5 +162,5 @@ class PairReader:
                         best[direction] = (float(value), cue)
             for direction, (value, found) in best.items():
                 values[f"{prefix}_{direction}"] = value
-                if found is not None and direction == "forward":
+                if found is not None and direction == "forward" and value >= SOURCE_MIN:
                     sources.append(Source(f"{prefix}_forward", found.sentence, f"'{found.cue}': the cause, then the target"))

@@ -124,6 +124,8 @@ def why_sentence(graph: nx.DiGraph, solution: Solution, qid: str, label: str) ->
         "none_prior": "chosen: the question offers None, and the None prior (every labelled question that offers None "
                       "answers it) outweighs the evidence of "
                       + ", ".join(l for l in LABELS if (solution.gains.get((qid, l)) or 0) > 0),
+        "none_left": "chosen: every real option that clears the precision bias is ruled out by another rule (its own "
+                     "reason says which), so none of them is a cause",
         "none_empty": "chosen: no real option clears the precision bias, so none of them is a cause",
         "real_chosen": f"not chosen: {', '.join(real)} {'is' if len(real) == 1 else 'are'} chosen",
         "none_off": "not chosen: the none rule group is switched off",
@@ -164,7 +166,7 @@ def cost_words(solution: Solution, qid: str, label: str, kind: str, questions: l
 SHORT = {
     "prior": "offered twice (prior)", "evidence": "clears the bias by {gain}", "carried": "carried from {other}",
     "pair": "the pair clears the bias", "guess": "forced guess", "carried_guess": "carried from {other}'s guess",
-    "none_prior": "the None prior", "none_empty": "nothing clears the bias", "real_chosen": "a real option is chosen",
+    "none_prior": "the None prior", "none_left": "the others are ruled out", "none_empty": "nothing clears the bias", "real_chosen": "a real option is chosen",
     "none_off": "none group off", "self": "the target itself", "temporal": "dated after the target",
     "none_answer": "the question answers None", "none_in": "{other} answers None", "mutual": "reverse pair in {other}",
     "cap": "at most three labels", "cap_in": "{other} holds three labels", "doc_after": "documents place it after",
@@ -263,7 +265,7 @@ def summary(record: dict) -> str:
     whys = [] if kinds == {"guess"} else [
         short_why(o) if len(chosen) == 1 else f"{label}: {short_why(o)}" for label, o in chosen.items()]
     confidence = record.get("confidence")
-    if confidence is not None and not (confidence["prior"] and kinds & {"none_empty", "none_prior"}):
+    if confidence is not None and not (confidence["prior"] and kinds & {"none_empty", "none_prior", "none_left"}):
         whys.append("no other answer allowed" if confidence["next_best"] is None else
                     f"next best {confidence['next_best']}: " + ("loses a None answer" if confidence["prior"] else
                                                                 f"+{confidence['margin']}"))
