@@ -1,7 +1,8 @@
 """Speed and memory of `python -m causalgraph.answer` on a whole split (default: test).
 
 Measures wall time with an empty analysis cache (cold) and a filled one (warm), the seconds of each stage
-(analysis, edge scoring, solving: summed over topics, from `--timings`), the peak RSS of the answering
+(analysis, and within it spaCy's reading, the embedding of the sentences and the evidence; edge scoring,
+solving: summed over topics, from `--timings`), the peak RSS of the answering
 process (and of its worker processes, the largest one), and how time grows with the documents of each topic
 (25/50/100%). Every configuration runs `--runs` times in a fresh process; the medians are printed, with a
 Markdown table for BENCHMARKS.md.
@@ -24,9 +25,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from causalgraph.analysis.analyse import ANALYSIS_STAGES
 from causalgraph.data import split_dir
 
-STAGES = ("load", "analysis", "scoring", "solving")
+STAGES = ("load", "analysis", *ANALYSIS_STAGES, "scoring", "solving")
 
 
 @dataclass(frozen=True)
@@ -128,8 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     workers = f" --workers {args.workers}" if args.workers != 2 else ""
     print(f"# benchmark: python benchmarks/bench_test_split.py --data {args.data}{split} --runs {args.runs}{workers}")
     print(f"# cold, warm and multi-worker predictions byte-identical: {'yes' if same else 'NO'}\n")
-    print("| run | documents | wall s | load s | analysis s | scoring s | solving s | peak RSS MiB | command |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(f"| run | documents | wall s | {' | '.join(f'{s} s' for s in STAGES)} | peak RSS MiB | command |")
+    print("|---|---|---|" + "---|" * len(STAGES) + "---|---|")
     for config in configs:
         runs = results[config.name]
         stages = " | ".join(f"{statistics.median(m.stages[s] for m in runs):.2f}" for s in STAGES)

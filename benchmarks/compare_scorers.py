@@ -27,7 +27,8 @@ from causalgraph.analysis.analyse import TopicAnalysis, subset_analysis
 from labelled import labelled_cv
 
 from causalgraph.experiments.inputs import describe_held, shipped_bias
-from causalgraph.graph.features import FEATURES, QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES, PairTable
+from causalgraph.analysis.table import FEATURES, PairTable
+from causalgraph.graph.features import QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES
 from causalgraph.learn.crossval import (TRAIN_COPIES, FoldResult, bootstrap_interval, fit_scorer, held_out_edges,
                                         held_out_scores)
 from causalgraph.learn.scorer import EdgeScorer

@@ -1,8 +1,9 @@
 """Real readers fused on topics in which every question has the reader's judgement: the dev answers of eleven
 public systems (`readers-dev/`, README there) on the dev-only topics (each labelled topic cut to its dev
 questions), each answered with the edge scores of the structure model that did not see its topic (grouped CV over
-train + dev + sample, repeated with the topics shuffled into folds), trained as `train` trains the shipped one for
-the split it answers: with copies cut to the answered topics' shapes. Per reader: its reliability on the open
+train + dev + sample, repeated with the topics shuffled into folds), of the kind `train` ships (the size blend of a structure
+scorer and an evidence scorer, with the shipped bands; topics 11-36 read train-evidence/), trained with copies
+cut to the answered topics' shapes. Per reader: its reliability on the open
 options against gold and as estimated without gold; fused: the structure alone, the reader alone, the best fixed
 weight by nested grouped CV, calibrated from the gold of the other folds' topics (`calibrate`) and the gold-free
 default; the scale; shrinkage towards a fixed weight (measured, not shipped); the guard on small topics; several
@@ -30,9 +31,9 @@ from causalgraph.experiments.calibration import (SCALES, answer_analyses, fixed_
                                                   judged_topics, nested_weight, open_rates, reader_alone,
                                                   scale_choice, structure_edges, structure_only, with_gold,
                                                   without_gold)
-from causalgraph.experiments.inputs import cv_inputs, describe_shapes, shipped_bias
+from causalgraph.experiments.inputs import cv_inputs, describe_shapes, shipped_biases
 from causalgraph.learn.calibration import option_evidence
-from causalgraph.learn.crossval import FoldResult, TopicShape, bootstrap_interval, node_vectors
+from causalgraph.learn.crossval import FoldResult, TopicShape, bootstrap_interval
 from causalgraph.readers.calibration import (DEPENDENCE, FALLBACK_WEIGHT, MIN_OPEN, SCALE, estimate_without_gold,
                                              fit_with_gold, open_keys)
 from causalgraph.readers.scores import load_reader_scores
@@ -68,9 +69,9 @@ def main() -> None:
                         help=f"comma-separated, of {', '.join(SECTIONS)} (default: all; shrinkage needs fused)")
     args = parser.parse_args()
     sections = args.sections.split(",")
-    topics, test_shapes = cv_inputs(args.data, args.folds)
+    topics, test_shapes = cv_inputs(args.data, args.folds, evidence=True)  # 11-36 read train-evidence/
     analyses = answer_analyses(topics)
-    bias = shipped_bias()
+    bias = shipped_biases()  # the shipped scorer's bias by topic size, as `answer` uses it
     dev = {q.qid: q for t in load_split(args.data, "dev") for q in t.questions}
     files = sorted((Path(args.data) / "readers-dev").glob("*.jsonl"))
     if args.readers:
@@ -80,7 +81,7 @@ def main() -> None:
     trained = {s: r for s, r in readers.items() if s.startswith(TRAINED_ON_TRAIN)}
     pieces = judged_topics(analyses, set(dev))
     repeats = [[(pieces, structure_edges(analyses, pieces, args.folds, seed=seed))] for seed in range(args.repeats)]
-    print(f"bias {bias}; grouped {args.folds}-fold CV repeated {args.repeats} times (seeds 0-{args.repeats - 1}); "
+    print(f"precision bias by topic size {[bias(n) for n in (1, 5, 20, 40)]} at 1, 5, 20, 40 questions; grouped {args.folds}-fold CV repeated {args.repeats} times (seeds 0-{args.repeats - 1}); "
           "every figure is the mean over the repeats\n", flush=True)
     if "regime" in sections:
         regime(pieces, repeats, test_shapes, answer_analyses(load_split(args.data, "test"), progress=False), bias,
@@ -250,7 +251,6 @@ def guard(analyses, pieces, runs, untrained: dict, test_shapes, bias: int, folds
           "answered and calibrated on its own with the structure model trained for the test split's shapes, as a "
           "user's own small topic is answered; then the dev-only topics of the first repeat in runs of m topics, "
           "each run calibrated on its own. The estimate without the guard against fixed weights.\n")
-    vectors = {a.topic.topic_id: node_vectors(a) for a in analyses}
     for k in SMALL_SIZES:
         small = []
         for piece in pieces:
@@ -258,7 +258,7 @@ def guard(analyses, pieces, runs, untrained: dict, test_shapes, bias: int, folds
             index = {q.qid: i for i, q in enumerate(whole.topic.questions)}
             order = [index[q.qid] for q in piece.topic.questions]
             random.Random(f"{seed}/{piece.topic.topic_id}/{k}").shuffle(order)
-            small += [subset_analysis(whole, order[i:i + k], vectors[whole.topic.topic_id]) for i in range(0, len(order), k)]
+            small += [subset_analysis(whole, order[i:i + k]) for i in range(0, len(order), k)]
         edges = structure_edges(analyses, small, folds, test_shapes)
         _guard_table(f"topics of {k} ({len(small)} topics)", [([p], [e]) for p, e in zip(small, edges)], untrained,
                      bias, folds)

@@ -27,7 +27,6 @@ from causalgraph.analysis.analyse import analyse_topic, subset_analysis
 from causalgraph.config import DEFAULT_MODEL
 from causalgraph.data import Question, Topic, load_split
 from causalgraph.graph.topic import build_graph, candidate_pairs
-from causalgraph.learn.crossval import node_vectors
 from causalgraph.learn.scorer import edge_scores, load_scorer, reads_documents
 from causalgraph.reason import solve as current
 
@@ -109,8 +108,7 @@ def main() -> None:
             if step >= n:
                 cut.append(a)
                 continue
-            vectors = node_vectors(a)  # the topic's events encoded once for all its pieces
-            cut += [subset_analysis(a, list(range(i, min(i + step, n))), vectors) for i in range(0, n, step)]
+            cut += [subset_analysis(a, list(range(i, min(i + step, n)))) for i in range(0, n, step)]
         seconds, differ = timed(solvers, solve_cut, [(a, edge_scores(a.table, scorer)) for a in cut], args.runs)
         print(f"| {size or 'whole topic'} | {len(cut)} | " + " | ".join(f"{s:.3f}" for s in seconds.values()) + f" | {differ} |", flush=True)
     logging.disable(logging.WARNING)  # each relaxation warns

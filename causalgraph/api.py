@@ -9,20 +9,22 @@ topics, read each answer's labels and explanation.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping, Protocol
 
 from .analysis.cache import AnalysisCache
 from .config import DEFAULT_MODEL, DEMO_DATA
-from .data import Topic, load_split
+from .data import Topic, load_data, load_split
 from .data.load import warn_without_documents
+from .experiments.sizes import thin_topics
 from .learn.calibration import load_calibrations, match_calibrations
-from .learn.scorer import EdgeScorer, reads_documents
-from .readers.base import ReaderJudgements
+from .learn.scorer import Scorer, reads_documents
+from .readers.base import ReaderJudgements, check_reader_names
 from .readers.calibration import ReaderCalibration
 from .reason.solve import SWITCHABLE, SolverParams
 from .run.calibrate import calibrated_settings
@@ -35,14 +37,18 @@ class Reader(Protocol):
     def judge(self, topics: list[Topic], progress: bool = True) -> ReaderJudgements: ...
 
 
-def load_topics(root: str | os.PathLike, split: str = "test", topics: Iterable[int] | None = None) -> list[Topic]:
-    """The topics of one split of an AER data folder (either layout), their questions and documents; `topics`
-    restricts to those ids. DataError, naming the file and line, on bad input."""
-    return load_split(root, split, topics)
+log = logging.getLogger(__name__)
+
+
+def load_topics(path: str | os.PathLike, split: str | None = None, topics: Iterable[int] | None = None) -> list[Topic]:
+    """Topics with their questions and documents: your own (a folder holding questions.jsonl and, optionally,
+    docs.json, or one JSON or YAML topic file; no split), or one split of an AER data folder in either layout
+    (default test); `topics` restricts to those ids. DataError, naming the file and line, on bad input."""
+    return load_data(path, split, topics)
 
 
 def demo_topics() -> list[Topic]:
-    """The built-in demo topic (8 labelled questions, 4 documents), which ships with the package."""
+    """The built-in demo topic (8 labelled questions, 3 documents), which ships with the package."""
     return load_split(DEMO_DATA, "sample")
 
 
@@ -61,36 +67,43 @@ class Reasoner:
              params: SolverParams | None = None, readers: Iterable[ReaderJudgements | Reader] = (),
              time_limit: float | None = None, cache_dir: str | os.PathLike | None = None,
              reader_weight: int | None = None,
-             reader_calibration: str | os.PathLike | Mapping[str, ReaderCalibration] | None = None) -> Reasoner:
+             reader_calibration: str | os.PathLike | Mapping[str, ReaderCalibration] | None = None,
+             priors: str = "aer") -> Reasoner:
         """The scorer of `model` (default: the shipped one), with the rule groups of `without` switched off
         (of none, consistency, priors, optimize), `params` (default: the scorer's precision bias) and `readers`:
         judgements already made (`ReaderJudgements`), or reader objects, which judge the topics being answered.
-        `cache_dir` keeps each topic's analysis on disk, as `answer` does (default: no cache).
+        `time_limit` caps the seconds of solving per topic, as `--time-limit` does (a positive number; the
+        answer may then depend on timing). `cache_dir` keeps each topic's analysis on disk, as `answer` does
+        (default: no cache).
         Readers are weighed as `answer` weighs them: at `reader_weight` percent where given, else by
         `reader_calibration` (a file written by `calibrate`, or calibrations by reader name) and, for readers it
         does not name, without gold on the topics being answered.
-        ValueError (or OSError) naming the model file when it cannot be loaded."""
+        `priors` is "aer" for the benchmark's topics (its construction priors, and the scorer that reads them), or
+        "none" for a topic not built the benchmark's way (your own): the scorer trained without the None
+        structure, and no construction prior, so None is chosen only where no option has the evidence.
+        ValueError (or OSError) naming the model file when it cannot be loaded, and ValueError for a
+        `time_limit` that is not a positive number."""
         without = frozenset(without)
         unknown = sorted(without - set(SWITCHABLE))
         if unknown:
             raise ValueError(f"unknown rule group {unknown[0]!r}; choose from {', '.join(SWITCHABLE)}")
         model = Path(model).resolve()
-        scorer, encoder = scorer_for(model)
+        scorer, encoder = scorer_for(model, priors)
         cache = None if cache_dir is None else AnalysisCache.open(Path(cache_dir), encoder, reads_documents(scorer))
         judged = tuple(r for r in readers if isinstance(r, ReaderJudgements))
         objects = tuple(r for r in readers if not isinstance(r, ReaderJudgements))
         for reader in objects:
             if not callable(getattr(reader, "judge", None)):
                 raise TypeError(f"a reader is ReaderJudgements or has a judge(topics) method, got {type(reader).__name__}")
-        settings = Settings(model, without, params or SolverParams(), time_limit, cache, judged)
+        settings = Settings(model, without, params or SolverParams(), time_limit, cache, judged, priors=priors)
         calibrations = (load_calibrations(reader_calibration) if isinstance(reader_calibration, (str, os.PathLike))
                         else reader_calibration)
         return cls(settings, objects, reader_weight, calibrations)
 
     @property
-    def scorer(self) -> EdgeScorer:
+    def scorer(self) -> Scorer:
         """The edge scorer: P(E directly caused T) of every candidate edge."""
-        return scorer_for(self.settings.model)[0]
+        return scorer_for(self.settings.model, self.settings.priors)[0]
 
     @property
     def reads_documents(self) -> bool:
@@ -99,19 +112,24 @@ class Reasoner:
 
     def answer(self, topics: Iterable[Topic], workers: int = 1) -> Iterator[Answer]:
         """The answer of every question of the topics, topic by topic in input order, each topic solved at once.
-        `workers` > 1 answers topics in that many processes. A topic that fails raises RuntimeError naming it."""
+        `topics` is read in full before the first answer (the readers judge, and are weighed on, all of them
+        together), so it must be finite: pass a list, or call answer() on batches of an endless stream.
+        `workers` > 1 answers topics in that many processes. A topic that fails raises RuntimeError naming it.
+        Like `answer`, it warns (logging, logger `causalgraph.api`) when small topics are answered without a reader."""
         topics = list(topics)
         warn_without_documents(topics)
         settings = self.settings
         if self.reader_objects:
             judged = tuple(reader.judge(topics, progress=False) for reader in self.reader_objects)
-            settings = Settings(settings.model, settings.without, settings.params, settings.time_limit, settings.cache,
-                                settings.readers + judged)
+            settings = replace(settings, readers=settings.readers + judged)
+        check_reader_names([r.reader for r in settings.readers])
         if self.calibrations is not None and settings.readers:
             calibrations = match_calibrations(settings.readers, self.calibrations, "reader_calibration")
         else:
             calibrations = None
         settings = calibrated_settings(topics, settings, self.reader_weight, calibrations)
+        if thin := thin_topics(topics, bool(settings.readers), self.reads_documents)[1]:
+            log.warning(thin)
         with closing(answer_topics(topics, settings, workers)) as outcomes:
             for topic, outcome in zip(topics, outcomes):
                 outcome.replay_logs()

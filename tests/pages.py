@@ -50,7 +50,7 @@ def hostile_page() -> Page:
     probs = {(RAIN, FAIL): 0.8, (GATES, FAIL): 0.6, (CUP, FAIL): 0.1, (INQUIRY, FAIL): 0.9,
              (FAIL, FLOOD): 0.95, (CUP, FLOOD): 0.05, (RAIN, FLOOD): 0.2, (INQUIRY, FLOOD): 0.05}
     scores = {(ids[e], ids[t]): p for (e, t), p in probs.items()}
-    solution = solve_topic(graph, scores, {(ids[INQUIRY], ids[FAIL])})
+    solution = solve_topic(graph, scores, {(ids[INQUIRY], ids[FAIL])}, explain=True)
     evidence = {
         ids[GATES]: [(IMG, f"The gates jammed. {SCRIPT}")],
         ids[RAIN]: [(CLOSE, "Rain fell for days before the dam failed.")],

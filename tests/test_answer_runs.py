@@ -60,11 +60,19 @@ def test_changed_topic_content_misses_the_cache(tmp_path, analysis_cache):
 
 
 @pytest.fixture
-def with_failing_topic(two_topics):
-    """The two topics plus topic 3, whose only question offers its own target four times: no answer exists."""
+def with_failing_topic(two_topics, monkeypatch):
+    """The two topics plus topic 3, whose solving fails (a fault put into the solver for it)."""
     rows = (two_topics / "sample" / "questions.jsonl").read_text()
-    bad = question_row("bad-1", 3, "The mill closed.", ["The mill closed."] * 4)
+    bad = question_row("bad-1", 3, "The mill closed.", ["Rain fell.", "The gates jammed.", "A cup was won.", "Snow fell."])
     (two_topics / "sample" / "questions.jsonl").write_text(rows + json.dumps(bad) + "\n")
+    real_solve = batch.solve_analysis
+
+    def solve(analysis, *args, **kwargs):
+        if analysis.topic.topic_id == 3:
+            raise RuntimeError("topic 3, question bad-1: the solver broke")
+        return real_solve(analysis, *args, **kwargs)
+
+    monkeypatch.setattr(batch, "solve_analysis", solve)
     return two_topics
 
 
@@ -72,7 +80,7 @@ def test_first_failure_aborts_with_a_clear_message_and_no_output(with_failing_to
     code, out, explain = run(with_failing_topic, tmp_path / "o")
     err = capsys.readouterr().err
     assert code == 1 and out is None and explain is None
-    assert "error: topic 3: RuntimeError: topic 3, question bad-1: unsatisfiable even without the relaxable rule groups" in err
+    assert "error: topic 3: RuntimeError: topic 3, question bad-1: the solver broke" in err
     assert "nothing written; --keep-going" in err
     assert not list((tmp_path / "o").glob(".*"))  # no temporary files left either
 
@@ -120,20 +128,54 @@ def test_bad_run_options_are_usage_errors(option):
         answer.main(["--demo", *option])
 
 
-def test_the_answer_path_reads_no_documents_while_the_scorer_uses_none(two_topics, tmp_path, monkeypatch):
-    from causalgraph.analysis import analyse
+def test_the_answer_path_reads_the_documents_and_they_change_small_topics(demo_dir, tmp_path):
     from causalgraph.analysis.analyse import analyse_topic
     from causalgraph.config import DEFAULT_MODEL
-    from causalgraph.data import load_split
+    from causalgraph.data import load_split, question_score
     from causalgraph.learn.scorer import load_scorer, reads_documents
     from causalgraph.run.batch import answer_topic
 
     scorer, encoder = load_scorer(DEFAULT_MODEL)
-    assert not reads_documents(scorer)
-    for topic in load_split(two_topics, "sample"):  # reading them would change no answer
-        read, unread = (answer_topic(analyse_topic(topic, encoder, documents), scorer)[1] for documents in (True, False))
-        assert read.answers == unread.answers and topic.documents
-    real = analyse.extract_topic
-    monkeypatch.setattr(analyse, "extract_topic", lambda docs: real(docs) if not docs else pytest.fail("spaCy ran"))
-    code, out, explain = run(two_topics, tmp_path / "o")
+    assert reads_documents(scorer)
+    [topic] = load_split(demo_dir, "sample")  # 8 questions: the documents carry it
+    read, unread = (answer_topic(analyse_topic(topic, encoder, documents), scorer)[1] for documents in (True, False))
+    assert read.answers != unread.answers
+    score = lambda solution: sum(question_score(solution.answers[q.qid], q.gold) for q in topic.questions)
+    assert score(read) > score(unread)
+    code, out, explain = run(demo_dir, tmp_path / "o", split="sample")
+    assert code == 0 and all(json.loads(line)["documents_read"] for line in explain.splitlines())
+
+
+def test_a_scorer_without_document_features_reads_no_documents(two_topics, tmp_path, monkeypatch):
+    from causalgraph.analysis import analyse
+    from causalgraph.config import DEFAULT_MODEL
+    from causalgraph.graph.features import QUESTION_FEATURES
+    from causalgraph.learn.scorer import EdgeScorer, dump_scorer, load_scorer
+
+    structure = load_scorer(DEFAULT_MODEL)[0].structure  # the shipped blend's structure scorer alone
+    assert structure.features == QUESTION_FEATURES
+    model = tmp_path / "structure.joblib"
+    model.write_bytes(dump_scorer({"aer": structure}, "all-MiniLM-L6-v2"))
+    real = analyse.read_documents
+    monkeypatch.setattr(analyse, "read_documents", lambda docs: real(docs) if not docs else pytest.fail("spaCy ran"))
+    code, out, explain = run(two_topics, tmp_path / "o", "--model", str(model), "--no-cache")
     assert code == 0 and all(not json.loads(line)["documents_read"] for line in explain.splitlines())
+    assert isinstance(structure, EdgeScorer)
+
+
+def test_auto_workers_parallelise_only_real_reading(tmp_path):
+    from causalgraph.analysis.cache import AnalysisCache
+    from causalgraph.data import Document, Question, Topic
+
+    def topic(tid, chars):
+        q = Question(f"q{tid}", tid, "The dam failed.", ("Rain fell.", "Gates jammed.", "A cup was won.", "Snow fell."))
+        return Topic(tid, [q], [Document("d", "t", "x" * chars)])
+
+    big = [topic(1, batch.PARALLEL_CHARS), topic(2, 10)]
+    assert batch.auto_workers(big, None, True, cpus=8) == 2 and batch.auto_workers(big, None, True, cpus=1) == 1
+    assert batch.auto_workers(big, None, False, cpus=8) == 1  # a scorer that reads no document
+    assert batch.auto_workers(big[:1], None, True, cpus=8) == 1  # one topic
+    assert batch.auto_workers([topic(1, 1000), topic(2, 1000)], None, True, cpus=8) == 1  # little to read
+    cache = AnalysisCache.open(tmp_path, "hub/name")
+    cache.path(big[0]).write_bytes(b"")  # an entry is there: one topic left to analyse
+    assert batch.auto_workers(big, cache, True, cpus=8) == 1

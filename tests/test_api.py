@@ -28,8 +28,18 @@ def test_the_readme_block_runs_as_written_from_an_unrelated_folder(tmp_path):
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert [line.split()[0] for line in lines] == [f"demo-{i}" for i in range(1, 9)]
-    assert all(" chose " in line for line in lines)
+    assert all("; not " in line for line in lines)  # each reason names the options not chosen
     assert not list(tmp_path.iterdir())  # it wrote nothing where it ran
+
+
+def test_the_docs_python_blocks_run_from_the_repository_root():
+    blocks = [b for page in sorted((README.parent / "docs").glob("*.md"))
+              for b in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)]
+    assert blocks
+    for code in blocks:
+        result = subprocess.run([sys.executable, "-c", code], cwd=README.parent, capture_output=True, text=True,
+                                timeout=300)
+        assert result.returncode == 0 and result.stdout, result.stderr
 
 
 def test_import_is_lazy_and_exports_the_api():
@@ -54,14 +64,20 @@ def test_answers_match_the_answer_command(tmp_path, demo_dir):
         answers[0].labels = frozenset("D")
 
 
-def test_it_reads_no_documents_that_the_scorer_does_not_use(monkeypatch):
+def test_it_reads_the_documents_only_where_the_scorer_uses_them(monkeypatch, tmp_path):
     import causalgraph.analysis.analyse as analyse
+    from causalgraph.learn.scorer import dump_scorer
 
-    read, extract = [], analyse.extract_topic
-    monkeypatch.setattr(analyse, "extract_topic", lambda documents: read.append(list(documents)) or extract(documents))
+    read, real = [], analyse.read_documents
+    monkeypatch.setattr(analyse, "read_documents", lambda documents: read.append(list(documents)) or real(documents))
     [topic] = cg.demo_topics()
-    assert topic.documents and not cg.Reasoner.load().reads_documents
-    assert len(list(cg.Reasoner.load().answer([topic]))) == len(topic.questions)
+    assert cg.Reasoner.load().reads_documents
+    assert len(list(cg.Reasoner.load().answer([topic]))) == len(topic.questions) and read == [topic.documents]
+    structure = tmp_path / "structure.joblib"  # the shipped blend's structure scorer alone reads none
+    structure.write_bytes(dump_scorer({"aer": cg.Reasoner.load().scorer.structure}, "all-MiniLM-L6-v2"))
+    read.clear()
+    reasoner = cg.Reasoner.load(model=structure)
+    assert not reasoner.reads_documents and len(list(reasoner.answer([topic]))) == len(topic.questions)
     assert read == [[]]
 
 

@@ -9,6 +9,7 @@ import pytest
 from causalgraph.analysis import cache
 from causalgraph.analysis.cache import AnalysisCache, code_version, encoder_version, topic_digest
 from causalgraph.data import Document, Question, Topic
+from causalgraph.text.extract import DocumentReading
 
 
 @dataclass
@@ -27,7 +28,7 @@ def counted(monkeypatch):
     """Replace analyse_topic with a cheap fake that counts its calls."""
     calls = []
 
-    def analyse(topic, encoder, documents=True):
+    def analyse(topic, encoder, documents=True, store=None, seconds=None):
         calls.append(topic.topic_id)
         return FakeAnalysis(topic.topic_id, list(range(1000)))
 
@@ -38,6 +39,7 @@ def counted(monkeypatch):
 
 def test_key_follows_questions_documents_and_gold():
     base = topic_digest(make_topic())
+    assert topic_digest(make_topic(content="Rain fell hard."), documents=False) == topic_digest(make_topic(), documents=False)
     assert topic_digest(make_topic()) == base
     assert topic_digest(make_topic(target="The dam broke.")) != base
     assert topic_digest(make_topic(content="Rain fell hard.")) != base
@@ -48,9 +50,10 @@ def test_key_follows_questions_documents_and_gold():
 
 def test_code_version_follows_the_analysis_code_only(tmp_path, monkeypatch):
     pkg = tmp_path / "pkg"
-    for folder in ("text", "reason/rules", "view/templates", "analysis", "data", "graph"):
+    for folder in ("text", "reason/rules", "view/templates", "analysis", "data", "graph", "evidence"):
         (pkg / folder).mkdir(parents=True)
     files = {"config.py": "A = 1\n", "text/extract.py": "x = 1\n", "analysis/analyse.py": "y = 1\n",
+             "analysis/table.py": "t = 1\n", "evidence/features.py": "f = 1\n",
              "analysis/cache.py": "z = 1\n", "reason/solve.py": "s = 1\n", "reason/rules/core.lp": "a.\n",
              "view/templates/topic.html": "<p>\n"}
     for name, text in files.items():
@@ -61,11 +64,17 @@ def test_code_version_follows_the_analysis_code_only(tmp_path, monkeypatch):
     for name in ("reason/rules/core.lp", "reason/solve.py", "view/templates/topic.html", "analysis/cache.py"):
         (pkg / name).write_text(files[name] + "# edited\n")
     assert code_version.__wrapped__() == before
+    reading = code_version.__wrapped__(cache.READING_CODE)
     seen = {before}
-    for name in ("text/extract.py", "analysis/analyse.py", "config.py"):
+    for name in ("evidence/features.py", "analysis/analyse.py", "analysis/table.py"):  # analysis, not reading
         (pkg / name).write_text(files[name] + "# edited\n")
         seen.add(code_version.__wrapped__())
-    assert len(seen) == 4
+    assert len(seen) == 4 and code_version.__wrapped__(cache.READING_CODE) == reading
+    for name in ("text/extract.py", "config.py"):  # both
+        (pkg / name).write_text(files[name] + "# edited\n")
+        seen.add(code_version.__wrapped__())
+        assert code_version.__wrapped__(cache.READING_CODE) != reading
+    assert len(seen) == 6
 
 
 def test_encoder_version_follows_the_model_files(tmp_path):
@@ -96,6 +105,22 @@ def test_miss_then_hit(tmp_path, counted):
 def test_writes_leave_no_temporary_files(tmp_path, counted):
     AnalysisCache.open(tmp_path / "new" / "dir", "hub/name").analyse(make_topic())
     assert [p.name.startswith("topic-4-") for p in (tmp_path / "new" / "dir").iterdir()] == [True]
+
+
+def test_each_document_is_read_once_whatever_topic_holds_it(tmp_path, monkeypatch):
+    read = []
+
+    def fake_read(documents):
+        read.extend(d.doc_id for d in documents)
+        return [DocumentReading((), ()) for _ in documents]
+
+    monkeypatch.setattr(cache, "read_documents", fake_read)
+    store = AnalysisCache.open(tmp_path, "hub/name")
+    one, two = Document("d1", "Report", "Rain fell."), Document("d2", "Report", "The dam failed.")
+    assert len(store.read([one, two])) == 2 and read == ["d1", "d2"]
+    assert store.read([two, one, Document("d3", "Other", "Rain fell.")]) == [DocumentReading((), ())] * 3
+    assert read == ["d1", "d2", "d3"]  # only the new document is read
+    assert store.document_path(one) != store.document_path(replace(one, date="2024-03-01"))  # the date anchors it
 
 
 def test_parallel_writers_of_one_entry(tmp_path, monkeypatch):

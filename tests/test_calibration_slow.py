@@ -17,7 +17,7 @@ def test_em_without_gold_finds_a_real_readers_reliability_on_the_open_options(ae
     """GPT-4o zero-shot on the open options of the dev-only topics: BENCHMARKS.md measured sensitivity 0.82 and
     specificity 0.91 from gold and the same to 0.02 without it; the bound leaves 0.05. The EM that takes the
     reader to err apart from the structure model over-trusts it."""
-    topics, _ = cv_inputs(aer, 5, None)
+    topics, _ = cv_inputs(aer, 5, None, evidence=True)
     analyses = answer_analyses(topics, progress=False)
     dev = {q.qid: q for t in load_split(aer, "dev") for q in t.questions}
     pieces = judged_topics(analyses, set(dev))

@@ -5,6 +5,7 @@ import importlib
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -33,13 +34,18 @@ def test_demo_prints_questions_options_answers_and_a_checkable_score(capsys, dem
     for question, block in zip(questions, blocks):
         assert block.startswith(f"{question.qid}: what directly caused \"{question.target}\"?")
         assert all(question.option(label) in block for label in LABELS)  # the option texts
-        found = re.search(r"answer ([A-D,]+), gold ([A-D,]+): score ([\d.]+)", block)
+        found = re.search(r"answer ([A-D,]+)(?: \(.*\))?; gold ([A-D,]+): score ([\d.]+)", block)
         assert found and found[2] == ",".join(sorted(question.gold))
         predicted = frozenset(found[1].split(","))
         assert {line.split()[1] for line in block.splitlines() if line.startswith("  * ")} == predicted
+        # under each option, what decided it
+        whys = [line.strip() for line in block.splitlines() if line.startswith(" " * 15) and "evidence: " not in line]
+        assert len(whys) == 4 and all(w.startswith(("chosen", "not chosen")) for w in whys)
         assert float(found[3]) == question_score(predicted, question.gold)
         scores.append(float(found[3]))
     assert f"Score {sum(scores) / len(scores):.3f} over 8 questions" in out and "causalgraph evaluate" in out
+    # and what in the documents moved the scores, with a sentence and its document
+    assert re.search(r"\n {15}evidence: (raised|lowered) by documents \([+-][\d.]+ log-odds\): \".+\" \(.+\)\n", out)
     assert "p: the edge scorer's probability" in out
     # the README's figure for the demo is the one the demo prints
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
@@ -155,8 +161,9 @@ def test_every_option_of_every_command_has_help_text(monkeypatch):
 
 
 def test_topic_ranges_parse_and_bad_ones_are_named():
-    assert parse_topics("1,3-5") == [1, 3, 4, 5]
-    assert parse_topics(" 37 , 40 - 41,37") == [37, 40, 41]
+    ids = parse_topics("1,3-5")
+    assert [t for t in range(8) if t in ids] == [1, 3, 4, 5]
+    assert [t for t in range(50) if t in parse_topics(" 37 , 40 - 41,37")] == [37, 40, 41]
     for bad in ("5-3", "a", "1-", "-2", ","):
         with pytest.raises(argparse.ArgumentTypeError, match="--topics"):
             parse_topics(bad)
@@ -207,10 +214,14 @@ def test_train_never_writes_the_shipped_model_unless_told(three_labelled, capsys
     assert "--force" in capsys.readouterr().out
 
 
-def readme_commands() -> list[str]:
-    """The command lines of the README's shell code blocks."""
+DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+
+
+def doc_commands(path: Path) -> list[str]:
+    """The causalgraph command lines of a Markdown file's shell code blocks."""
     lines, fence = [], None  # the open block's language ("" for a shell block), None outside blocks
-    for line in (REPO / "README.md").read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()  # blocks inside list items are indented
         if line.startswith("```"):
             fence = line[3:] if fence is None else None
         elif fence == "" and re.match(r"(python|causalgraph)\b", line) and "causalgraph" in line:
@@ -218,8 +229,9 @@ def readme_commands() -> list[str]:
     return lines
 
 
-def test_readme_examples_write_where_git_does_not_look():
-    commands = readme_commands()
+def test_doc_examples_write_where_git_does_not_look():
+    assert doc_commands(REPO / "README.md")  # the README's own-topic commands
+    commands = [c for path in DOCUMENTS for c in doc_commands(path)]
     assert len(commands) >= 20
     outputs = [m[1] for c in commands if "--force" not in c  # replacing the shipped model, on purpose
                for m in re.finditer(r"--(?:out|explain|timings|graph-out)\s+(\S+)", c)]
@@ -228,6 +240,28 @@ def test_readme_examples_write_where_git_does_not_look():
     assert "/out/" in (REPO / ".gitignore").read_text().splitlines()
     visualize_lines = [c for c in commands if "causalgraph.visualize" in c]
     assert visualize_lines and all("--out out/" in c for c in visualize_lines)  # its default is ./topicN.html
+
+
+class Parsed(Exception):
+    """Raised in place of running a command once its arguments parsed."""
+
+
+@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.name)
+def test_doc_command_lines_parse(path, monkeypatch):
+    """Every command line of the README and docs/ names a command and options that its parser accepts."""
+    parse = argparse.ArgumentParser.parse_args
+
+    def parse_only(self, args=None, namespace=None):
+        raise Parsed(parse(self, args, namespace))
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", parse_only)
+    for line in doc_commands(path):
+        words = shlex.split(line, comments=True)
+        found = re.fullmatch(r"causalgraph\.(\w+)", words[2]) if words[:2] == ["python", "-m"] else None
+        command, argv = (found[1], words[3:]) if found else (words[1], words[2:])
+        assert words[0] in ("python", "causalgraph") and command in entry.COMMANDS, line
+        with pytest.raises(Parsed):  # not SystemExit: argparse accepted every option
+            importlib.import_module(f"causalgraph.cli.{command}").main(argv)
 
 
 def test_readme_test_command_says_what_the_browser_test_needs():

@@ -79,6 +79,23 @@ def test_answer_names_a_missing_crossencoder_folder(demo_dir, tmp_path, capsys):
     assert "--crossencoder" in capsys.readouterr().err
 
 
+def test_a_hub_name_out_of_reach_fails_at_once_in_one_line(monkeypatch, capsys):
+    import time
+
+    import causalgraph.readers.load as load_module
+
+    def unreachable(*args, **kwargs):
+        raise OSError("no route to host")
+
+    monkeypatch.setattr(load_module.socket, "create_connection", unreachable)
+    start = time.perf_counter()
+    assert answer_main(["--demo", "--crossencoder", "someone/no-such-model", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith("error: --crossencoder someone/no-such-model: ")
+    assert "hub is out of reach (huggingface.co cannot be reached: no route to host)" in err
+    assert time.perf_counter() - start < 30  # the hub client's own retries take about a minute
+
+
 def test_judgements_are_cached_by_model_and_topic(demo_dir, tmp_path):
     from causalgraph.readers.crossencoder import CrossEncoderReader
 

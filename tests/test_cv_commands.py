@@ -2,19 +2,23 @@
 folder is conftest's `labelled` fixture."""
 
 from causalgraph.cli import ablation, encoders, train
-from causalgraph.learn.crossval import BIAS_GRID
-from causalgraph.learn.scorer import load_scorer
+from causalgraph.learn.bands import BAND_LIMITS, BIASES, NONE_STRUCTURE, WEIGHTS
+from causalgraph.learn.scorer import load_scorer, reads_documents
 
 
 def test_train_writes_a_scorer_and_its_model_card(labelled, tmp_path, capsys):
     out = tmp_path / "scorer.joblib"
-    assert train.main(["--data", labelled, "--folds", "3", "--out", str(out)]) == 0
+    assert train.main(["--data", labelled, "--folds", "3", "--out", str(out), "--quiet"]) == 0
     scorer, encoder = load_scorer(out)
-    assert encoder == "all-MiniLM-L6-v2" and scorer.bias in BIAS_GRID
+    assert encoder == "all-MiniLM-L6-v2" and all(b.bias in BIASES and b.structure in WEIGHTS for b in scorer.bands)
+    assert [b.questions for b in scorer.bands] == list(BAND_LIMITS) and reads_documents(scorer)
+    plain = load_scorer(out, "none")[0]  # --priors none: no None-structure feature
+    assert not set(NONE_STRUCTURE) & set(plain.features) and set(NONE_STRUCTURE) <= set(scorer.features)
     card = out.with_suffix(".md").read_text()
-    assert "whole held-out topics: AER score" in card and "the split's topics: 4-4 questions" in card
-    assert "--folds 3 --resize-to test" in card and "6 topics" in card
-    assert "in topics with documents (1-6)" in card  # read from the data, not a fixed range
+    assert "whole held-out topics: AER score" in card and "cut into topics of 1 question: AER score" in card
+    assert "--priors aer: nested grouped CV" in card and "--priors none: nested grouped CV" in card
+    assert "--folds 3 --resize-to test" in card and "6 topics" in card and "(4-4 questions" in card
+    assert "documents\n  for topics 1-6" in card  # read from the data, not a fixed range
 
 
 def test_ablation_prints_both_regimes(labelled, capsys):
@@ -22,7 +26,10 @@ def test_ablation_prints_both_regimes(labelled, capsys):
     captured = capsys.readouterr()
     printed = captured.out
     assert printed.count("| full program |") == 2 and "| without consistency |" in printed
-    assert "analysing" in captured.err and captured.err.count("programs") >= 2  # progress bars on stderr
+    err = captured.err  # progress on stderr, at every step:
+    assert "analysing" in err and "loading spaCy and all-MiniLM-L6-v2" in err  # the models load (cold cache)
+    assert "cutting each topic into copies of the test split's topic shapes: done in" in err
+    assert err.count("training the scorers of 3 folds") >= 2 and err.count("solving: without consistency") >= 2
 
 
 def test_encoders_prints_one_row_per_encoder(labelled, capsys):

@@ -1,11 +1,12 @@
 """spaCy extraction (real en_core_web_sm): each cue pattern, dates anchored on the document, evidence."""
 
-import numpy as np
 import pytest
 
 from causalgraph.data import Document
 from causalgraph.text.dates import PartialDate, is_after, parse_date
-from causalgraph.text.evidence import EVIDENCE_FEATURES, best_sentences, pair_evidence, relevance
+from causalgraph.analysis.analyse import analyse_topic
+from causalgraph.data import Question, Topic
+from causalgraph.evidence.features import EVIDENCE_FEATURES
 from causalgraph.text.extract import CUES, extract_topic
 
 CASES = {
@@ -76,20 +77,20 @@ def test_event_text_dates_and_order():
 def test_evidence_links_events_to_their_sentences():
     docs = [Document("d1", "", "Heavy rain fell for days. The river burst its banks because of the rain. "
                                "Roads were closed for a week. Schools stayed shut until Monday. "
-                               "A football match was played.")]
-    extraction = extract_topic(docs)
-    assert len(extraction.sentences) == 5
-    events = ["Heavy rain fell.", "The river burst its banks.", "A football match was played."]
-    event_vecs = np.eye(8, dtype=np.float32)[[0, 1, 4]]  # each event matches its own sentence only
-    sent_vecs = np.eye(5, 8, dtype=np.float32)
-    rel = relevance(extraction, events, event_vecs, sent_vecs)
-    best = best_sentences(rel).best
-    assert [best[e][0][0] for e in range(3)] == [0, 1, 4]
-    cues = (np.zeros((len(extraction.cues), 8), np.float32), np.zeros((len(extraction.cues), 8), np.float32))
-    features = pair_evidence(extraction, rel, [(0, 1), (2, 1)], event_vecs, cues)
-    nearby = EVIDENCE_FEATURES.index("nearby_sentences")
-    assert features[0, nearby] > features[1, nearby]  # rain is next to the flood sentence; football is three away
-    assert features[0, EVIDENCE_FEATURES.index("cause_mentioned_first")] == 1.0
+                               "A football match was played in the town stadium.")]
+    rain, flood, match = "Heavy rain fell for days.", "The river burst its banks.", "A football match was played."
+    analysis = analyse_topic(Topic(1, [Question("q", 1, flood, (rain, match, "Roads were closed.", "Schools shut."))], docs))
+    sentences = analysis.extraction.sentences
+    assert len(sentences) == 5
+    node = {analysis.graph.nodes[n]["text"]: n for n in analysis.graph}
+    assert analysis.evidence[node[rain]][0][1] == sentences[0].text  # each event's best sentence is its own
+    assert analysis.evidence[node[match]][0][1] == sentences[4].text
+    row = {p: dict(zip(EVIDENCE_FEATURES, r)) for p, r in zip(analysis.doc_evidence.pairs, analysis.doc_evidence.features)}
+    from_rain, from_match = row[(node[rain], node[flood])], row[(node[match], node[flood])]
+    assert from_rain["nearby_sentences"] > from_match["nearby_sentences"]  # rain is next to the flood sentence
+    assert from_rain["cue_forward"] > from_match["cue_forward"]  # "because of the rain"
+    assert from_rain["dependency_cue_forward"] > from_match["dependency_cue_forward"]
+    assert from_match["cause_mentioned_first"] < 0  # the match is told after the flood
 
 
 def test_topic_without_documents_has_no_evidence():

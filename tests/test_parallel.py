@@ -2,6 +2,8 @@
 
 import logging
 import os
+import signal
+import time
 from contextlib import closing
 
 import pytest
@@ -22,6 +24,15 @@ def square_or_fail(n: int) -> int:
 
 def die(n: int) -> int:
     os._exit(1)
+
+
+def die_on_two(n: int) -> int:
+    """n squared, slowly; the worker that gets 2 is killed while the others are at work."""
+    if n == 2:
+        time.sleep(0.3)
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(0.2)
+    return n * n
 
 
 def test_run_task_turns_exceptions_into_text_and_keeps_warnings():
@@ -51,9 +62,13 @@ def test_closing_early_stops_the_pool():
         assert next(outcomes).value == 0
 
 
-def test_a_killed_worker_is_an_error_outcome_not_a_crash():
+def test_a_killed_worker_fails_only_its_own_item():
+    outcomes = list(map_ordered(die_on_two, [1, 2, 3, 4, 5, 6], workers=2))
+    assert [o.value for o in outcomes] == [1, None, 9, 16, 25, 36]
+    assert outcomes[1].error == "WorkerDied: the worker process answering it died (killed by SIGKILL)"
+    assert all(o.error is None for i, o in enumerate(outcomes) if i != 1)
     outcomes = list(map_ordered(die, [1, 2], workers=2))
-    assert all(o.value is None and o.error.startswith("BrokenProcessPool") for o in outcomes)
+    assert all(o.value is None and o.error.startswith("WorkerDied") for o in outcomes)
 
 
 def test_dask_local_cluster_in_input_order():

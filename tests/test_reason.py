@@ -195,7 +195,7 @@ def test_time_limit_gives_a_valid_answer_and_warns_when_not_optimal(caplog):
     scores = {pair: rng.uniform(0.5, 1) for pair in candidate_pairs(graph)}
     start = time.perf_counter()
     solution = solve_topic(graph, scores, set(), params=SolverParams(bias=0), time_limit=0.5)
-    # core-guided search, then branch-and-bound, each get the limit; grounding takes a few milliseconds
+    # core-guided search and then branch-and-bound share the limit; grounding takes a few milliseconds
     assert time.perf_counter() - start < 2.0
     assert not solution.optimal and "solver time limit reached" in caplog.text
     assert_valid_solution(graph, solution)

@@ -12,8 +12,9 @@ from causalgraph.graph.features import (
     STRUCTURE_FEATURES,
     content_words,
     jaccard,
-    pair_table,
+    structure_features,
 )
+from causalgraph.analysis.table import pair_table
 from causalgraph.graph.topic import build_graph, candidate_pairs
 from causalgraph.learn.scorer import EdgeScorer, pair_frame
 
@@ -46,7 +47,7 @@ def test_one_node_per_distinct_event_text(graph):
 
 def test_structure_features_by_hand(graph):
     vectors = np.eye(5, dtype=np.float32)  # orthogonal: every cosine between distinct events is 0
-    table = pair_table(graph, vectors)
+    table = pair_table(graph, structure_features(graph, vectors))
     t, a, b = 0, 1, 2
     assert feature(table, (a, t), "pair_share") == 1.0  # A offered in both questions about T
     assert feature(table, (a, t), "cause_is_target") == 1.0  # A is the target of q3
@@ -65,7 +66,7 @@ def test_none_share_is_relative_to_the_topic_rate():
         Question("q2", 1, B, (A, C, D, T), frozenset("A")),
     ]
     graph = build_graph(Topic(1, questions))
-    table = pair_table(graph, np.eye(graph.number_of_nodes(), dtype=np.float32))
+    table = pair_table(graph, structure_features(graph, np.eye(graph.number_of_nodes(), dtype=np.float32)))
     t, a, b = 0, 1, 2
     # A appears in q1 (offers None) and q2 (does not); leaving out questions about B, A's share is 1/1,
     # divided by the topic's None rate 1/2.
@@ -74,7 +75,7 @@ def test_none_share_is_relative_to_the_topic_rate():
 
 
 def test_scorer_fits_and_ranks(graph):
-    table = pair_table(graph, np.eye(5, dtype=np.float32))
+    table = pair_table(graph, structure_features(graph, np.eye(5, dtype=np.float32)))
     gold = np.array([p in {(1, 0), (2, 0), (2, 1)} for p in table.pairs])
     X = pair_frame([table] * 10)
     probs = EdgeScorer(max_iter=20, learning_rate=0.3).fit(X, np.tile(gold, 10)).predict_proba(table.frame())
@@ -86,7 +87,7 @@ def test_scorer_is_a_scikit_learn_estimator(graph):
     scorer = EdgeScorer(max_iter=20, bias=70)
     copy = clone(scorer)
     assert copy.get_params() == scorer.get_params() and copy.bias == 70
-    table = pair_table(graph, np.eye(5, dtype=np.float32))
+    table = pair_table(graph, structure_features(graph, np.eye(5, dtype=np.float32)))
     gold = np.array([p in {(1, 0), (2, 0), (2, 1)} for p in table.pairs])
     fitted = copy.fit(pair_frame([table] * 4), np.tile(gold, 4))
     assert list(fitted.model_.feature_names_in_) == list(QUESTION_FEATURES)  # the default: no size features

@@ -4,6 +4,8 @@ open ones that reader calibration rests on."""
 from causalgraph.data import Question, Topic
 from causalgraph.graph.topic import build_graph
 from causalgraph.reason.settled import settled_options
+from causalgraph.config import DEFAULT_MODEL
+from causalgraph.run.batch import Settings
 
 NONE = "None of the others are correct causes."
 RAIN, GATES, FAIL, CUP, FLOOD, INQUIRY = (
@@ -11,10 +13,11 @@ RAIN, GATES, FAIL, CUP, FLOOD, INQUIRY = (
 )
 
 
-def settle(*questions, after=()):
+def settle(*questions, after=(), priors="aer"):
     graph = build_graph(Topic(1, [Question(qid, 1, target, tuple(options)) for qid, target, options in questions]))
     ids = {graph.nodes[n]["text"]: n for n in graph}
-    return settled_options(graph, {(ids[e], ids[t]) for e, t in after})
+    without, params = Settings(DEFAULT_MODEL, priors=priors).rules()
+    return settled_options(graph, {(ids[e], ids[t]) for e, t in after}, None, without, params)
 
 
 def test_none_questions_repeats_and_pairs_rejected_elsewhere_are_settled_the_rest_open():
@@ -40,3 +43,9 @@ def test_the_last_open_option_of_a_question_is_settled_as_its_answer():
                      ("q3", INQUIRY, [RAIN, GATES, CUP, FAIL]))
     assert settled[("q1", "D")] is True  # RAIN, GATES and CUP are rejected where q2 answers None
     assert not any(k[0] == "q3" for k in settled)
+
+
+def test_without_the_construction_priors_a_none_question_and_a_repeat_settle_nothing():
+    settled = settle(("q1", FLOOD, [RAIN, GATES, CUP, NONE]), ("q2", FLOOD, [RAIN, FAIL, FAIL, INQUIRY]),
+                     priors="none")
+    assert settled == {}  # the evidence decides them under --priors none, so a reader is judged on them

@@ -9,11 +9,11 @@ import pytest
 from causalgraph.cli import answer, sizes, train
 from causalgraph.data import load_labelled
 from causalgraph.experiments.sizes import THIN_QUESTIONS, thin_topics
-from causalgraph.graph.features import QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES, pair_table
+from causalgraph.analysis.table import pair_table
+from causalgraph.graph.features import QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES, structure_features
 from causalgraph.learn.scorer import EdgeScorer, dump_scorer, load_scorer
 from causalgraph.learn.crossval import TopicShape, cut_topic, sized_copies
 from causalgraph.experiments.inputs import labelled_analyses
-from causalgraph.text.embed import encode
 
 
 @pytest.fixture
@@ -39,7 +39,7 @@ def test_size_features_count_questions(analyses):
     row = dict(zip(STRUCTURE_FEATURES, cut.table.structure[0]))
     assert row["pair_n_questions"] == 1 and row["topic_n_questions"] == 1
     assert row["cause_n_mentions"] == 1 and row["target_n_mentions"] == 1
-    whole = pair_table(a.graph, encode([a.graph.nodes[n]["text"] for n in a.graph]))
+    whole = pair_table(a.graph, structure_features(a.graph, a.vectors))
     counts = whole.structure[:, [STRUCTURE_FEATURES.index(f) for f in SIZE_FEATURES]]
     assert counts.max() > 1 and (counts >= 1).all()
 
@@ -63,17 +63,20 @@ def test_sizes_prints_the_curve_with_a_reader(labelled, tmp_path, capsys):
     reader = tmp_path / "reader.jsonl"  # a reader that judged three topics' questions, always right
     reader.write_text("".join(json.dumps({"id": q.qid, "answer": ",".join(sorted(q.gold))}) + "\n"
                               for t in topics[:3] for q in t.questions))
-    assert sizes.main(["--data", labelled, "--folds", "3", "--sizes", "3,whole", "--bias", "50",
+    assert sizes.main(["--data", labelled, "--folds", "3", "--sizes", "3,whole,test-shaped", "--bias", "50",
                        "--reader-scores", str(reader)]) == 0
     out = capsys.readouterr().out
-    assert "| questions per topic | 3 | whole |" in out
+    assert "| questions per topic | 3 | whole | test-shaped |" in out
     table = [l for l in out.splitlines() if l.startswith("| ") and not l.startswith("| questions per")]
-    assert len(table) == 3 * 3 + 1 + 3 and all(l.count("|") == 4 for l in table)
+    # three rows (score, without None, AUC) for each scorer: structure, size-aware, + documents, + each other
+    # evidence group, + every group; three for the reader
+    assert len(table) == 3 * 7 + 3 and all(l.count("|") == 5 for l in table)
+    assert "size-aware + documents + dates (the shipped evidence scorer)" in out
     alone = next(l for l in table if "reader.jsonl: reader alone" in l)
     assert alone.split("|")[2:4] == [" 1.0000 "] * 2
     fused = next(l for l in table if "reader.jsonl: fused" in l)
     structure = next(l for l in table if "structure alone on its 30 questions" in l)
-    assert all(float(f) >= float(s) for f, s in zip(fused.split("|")[2:4], structure.split("|")[2:4]))
+    assert all(float(f) >= float(s) for f, s in zip(fused.split("|")[2:5], structure.split("|")[2:5]))
     assert "Chosen per outer fold:" in out
 
 
@@ -94,7 +97,11 @@ def test_thin_topics_name_small_topics_without_a_reader(labelled):
     small = [replace(t, questions=t.questions[:THIN_QUESTIONS - 1]) for t in topics[:2]]
     ids, message = thin_topics(small + topics[2:], readers=False)
     assert ids == [1, 2] and "topics 1, 2:" in message and "--reader-scores" in message and "--llm-url" in message
-    assert "--crossencoder" in message and "\n" not in message
+    # only what works offline: no hub name, and documents only where a topic lacks them and the scorer reads them
+    assert "--crossencoder" not in message and "\n" not in message and "documents" not in message
+    bare = [replace(t, documents=[]) for t in small]
+    assert "would help: documents, their (docs.json" in thin_topics(bare, readers=False)[1]
+    assert "documents" not in thin_topics(bare, readers=False, documents=False)[1]
     assert thin_topics(small, readers=True) == ([], None)
 
 
@@ -117,7 +124,7 @@ def test_answer_warns_once_about_thin_topics(labelled, tmp_path, caplog):
 def test_a_model_loads_when_its_features_are_known(tmp_path):
     for features, loads in ((QUESTION_FEATURES, True), (STRUCTURE_FEATURES, True), ((*QUESTION_FEATURES, "gone"), False)):
         path = tmp_path / "m.joblib"
-        path.write_bytes(dump_scorer(EdgeScorer(features=features), "all-MiniLM-L6-v2"))
+        path.write_bytes(dump_scorer({"aer": EdgeScorer(features=features)}, "all-MiniLM-L6-v2"))
         if loads:
             assert load_scorer(path)[0].features == features
         else:

@@ -12,7 +12,7 @@ import pytest
 from causalgraph.analysis.analyse import analyse_topic
 from causalgraph.cli.timeline import main as timeline_main
 from causalgraph.data import Document, load_labelled, load_split
-from causalgraph.graph.timeline import Edge, Timeline, graph_bytes
+from causalgraph.evidence.timeline import Edge, Timeline, graph_bytes
 from causalgraph.graph.topic import build_graph
 from causalgraph.reason.solve import SolverParams, solve_topic
 from causalgraph.text.dates import PartialDate, anchor_date, relative_date

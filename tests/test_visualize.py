@@ -70,10 +70,12 @@ def test_edges_show_score_choice_and_rejecting_rule():
     edges = {(e["from"], e["to"]): e for e in page_data(page.html())["edges"]}
     ids = page.ids
     chosen = edges[ids[GATES], ids[FAIL]]
-    assert chosen["shadow"]["enabled"] and chosen["label"] == "\u2713 0.60" and not chosen["dashes"]
+    # the score is written on a chosen edge only while its question is picked (the script sets chosenLabel)
+    assert chosen["shadow"]["enabled"] and chosen["chosenLabel"] == "\u2713 0.60" and not chosen["dashes"]
+    assert all(e["label"] == "" for e in edges.values())
     assert "P(cause) = 0.60" in chosen["title"] and "chosen as a cause" in chosen["title"]
     rejected = edges[ids[INQUIRY], ids[FAIL]]
-    assert rejected["dashes"] and not rejected["shadow"] and rejected["label"] == ""
+    assert rejected["dashes"] and not rejected["shadow"] and rejected["chosenLabel"] == ""
     assert "excluded(temporal,4,0): dated after the target" in rejected["title"]
     # colour and width grow with the score
     assert rejected["width"] > edges[ids[RAIN], ids[FAIL]]["width"] > chosen["width"] - 2
@@ -87,8 +89,15 @@ def test_question_panel_shows_the_explain_record():
     for q in page.topic.questions:
         record = explain_question(q, page.graph, page.scores, page.solution)
         assert f"Answer {record['answer']}" in text
-    assert "excluded(consistency,1,0): the same pair was rejected where None was the answer" in text
+        assert all(" ".join(option["why"].split()) in text for option in record["options"].values())
+    # q1's RAIN is rejected because q2 answers None: said on q1's option, naming q2, and not on q2's own
+    q1, q2 = (explain_question(q, page.graph, page.scores, page.solution) for q in page.topic.questions[:2])
+    assert q1["options"]["A"]["why"].startswith("not chosen, though its evidence clears the precision bias by")
+    assert "q2 offers the same pair and answers None" in q1["options"]["A"]["why"]
+    assert "q2 offers" not in q2["options"]["A"]["why"] and "the question answers None" in q2["options"]["A"]["why"]
+    assert "excluded(consistency,1,0): the pair is offered in a question that answers None" in text
     assert 'forced(none,"q2","D"): no real option was chosen, so None is the answer' in text
+    assert "Confidence: the next best answer" in text
     assert "0.80 (139)" in text  # RAIN -> FAIL: P(cause) and log-odds x 100
 
 
@@ -129,7 +138,7 @@ def test_evidence_is_shown_only_when_the_analysis_has_it(tmp_path):
     text = " ".join(Tags(html).text)
     assert "evidence about the event" in text and CLOSE in text
     bare = page_module.render_topic(without, page.scores, page.solution, tmp_path / "b.html").read_text()
-    assert "Evidence" not in bare and "<details>" not in bare
+    assert "Evidence" not in bare and "<details><summary>evidence" not in bare
 
 
 def test_short_labels_cut_at_a_word():
@@ -139,7 +148,7 @@ def test_short_labels_cut_at_a_word():
 
 def test_cli_writes_the_demo_page(demo, tmp_path, capsys):
     model = tmp_path / "scorer.joblib"
-    model.write_bytes(dump_scorer(demo.scorer, "all-MiniLM-L6-v2"))
+    model.write_bytes(dump_scorer({"aer": demo.scorer}, "all-MiniLM-L6-v2"))
     out = tmp_path / "demo.html"
     assert visualize.main(["--demo", "--model", str(model), "--out", str(out)]) == 0
     captured = capsys.readouterr()
@@ -147,13 +156,15 @@ def test_cli_writes_the_demo_page(demo, tmp_path, capsys):
     assert len(page_data(out.read_text())["nodes"]) == demo.analysis.graph.number_of_nodes()
 
 
-def test_cli_errors(tmp_path, demo_dir, capsys):
-    with pytest.raises(SystemExit):
-        visualize.main(["--data", str(demo_dir), "--split", "sample"])  # no --topic
-    assert visualize.main(["--data", str(demo_dir), "--split", "sample", "--topic", "9", "--out", "x.html"]) == 2
+def test_cli_errors(tmp_path, two_topics, capsys):
+    assert visualize.main(["--data", str(two_topics), "--split", "sample", "--out", "x.html"]) == 2  # no --topic
+    assert "holds 2 topics; choose one with --topic (1, 2)" in capsys.readouterr().err
+    assert visualize.main(["--data", str(two_topics), "--split", "sample", "--topic", "9", "--out", "x.html"]) == 2
     assert "unknown topic 9" in capsys.readouterr().err
     result = subprocess.run([sys.executable, "-m", "causalgraph", "visualize", "--help"], capture_output=True, text=True)
     assert result.returncode == 0 and "--topic" in result.stdout
+    # the help says what the page shows, not where the source is
+    assert ".py" not in result.stdout and "what decided it" in " ".join(result.stdout.split())
 
 
 def test_the_page_shows_each_readers_reliability_and_weight(demo, tmp_path):

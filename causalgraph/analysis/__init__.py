@@ -1,1 +1,2 @@
-"""Stage 4, analysis: a topic's graph, document evidence and pair features (`analyse_topic`), cached on disk."""
+"""Stage 5, analysis: a topic's graph, document evidence and pair feature table (`analyse_topic`), with the
+documents' readings and the topics' analyses cached on disk."""

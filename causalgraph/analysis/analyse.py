@@ -1,36 +1,76 @@
-"""Stage 4, analysis: one topic from text to graph and pair features, everything that does not depend on the
-trained scorer or the rules (and so is what the cache holds)."""
+"""Stage 5, analysis: one topic from text to graph, evidence and pair features, everything that does not depend
+on the trained scorer or the rules (and so is what the cache holds)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import time
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 import networkx as nx
 import numpy as np
 
-from ..data import Topic
-from ..text.dates import later_pairs
 from ..config import DEFAULT_ENCODER
-from ..text.embed import encode
-from ..text.evidence import EVIDENCE_FEATURES, best_sentences, pair_evidence, relevance
-from ..text.extract import TopicExtraction, extract_topic
+from ..data import Document, Topic
+from ..evidence.retrieve import DocumentVectors, embed_readings
+from ..evidence.topic import DocumentEvidence, read_evidence
+from ..evidence.timeline import Timeline, timeline_graph
+from ..graph.features import structure_features
 from ..graph.topic import build_graph, candidate_pairs, gold_pair_labels
-from ..graph.features import PairTable, pair_table
-from ..graph.timeline import Timeline, build_timeline, timeline_graph
+from ..text.embed import encode
+from ..text.extract import DocumentReading, TopicExtraction, read_documents
+from .table import PairTable, pair_table
+
+
+
+class DocumentStore(Protocol):
+    """Reads documents and embeds their sentences, one document at a time (AnalysisCache serves both from disk)."""
+
+    def read(self, documents: list[Document]) -> list[DocumentReading]: ...
+
+    def vectors(self, documents: list[Document], readings: list[DocumentReading]) -> list[DocumentVectors]: ...
+
+
+@dataclass(frozen=True)
+class Uncached:
+    """A DocumentStore without a cache: spaCy reads, `encoder` embeds."""
+
+    encoder: str
+
+    def read(self, documents: list[Document]) -> list[DocumentReading]:
+        return read_documents(documents)
+
+    def vectors(self, documents: list[Document], readings: list[DocumentReading]) -> list[DocumentVectors]:
+        return embed_readings(readings, self.encoder)
 
 
 @dataclass
 class TopicAnalysis:
-    """Everything about a topic that does not depend on the trained scorer."""
+    """Everything about a topic that does not depend on the trained scorer. `topic` keeps its documents'
+    titles, sources and dates but not their text, which `extraction` holds as read; `vectors[i]` is the
+    embedding of node i; `doc_evidence` is what the documents say about its events and pairs."""
 
     topic: Topic
     graph: nx.DiGraph
     table: PairTable
-    after: set[tuple[int, int]]
     extraction: TopicExtraction
-    evidence: dict[int, list[tuple[str, str]]]  # node -> its best (document title, sentence) pairs
+    doc_evidence: DocumentEvidence
+    vectors: np.ndarray
     encoder: str = DEFAULT_ENCODER
-    timeline: Timeline = field(default_factory=Timeline)
+
+    @property
+    def after(self) -> frozenset[tuple[int, int]]:
+        """The candidate pairs whose texts' own dates place the cause after its target."""
+        return self.doc_evidence.after
+
+    @property
+    def timeline(self) -> Timeline:
+        return self.doc_evidence.timeline
+
+    @property
+    def evidence(self) -> dict[int, list[tuple[str, str]]]:
+        """Each event's best sentences, as (document title, sentence) pairs."""
+        return self.doc_evidence.mentions
 
     def gold(self) -> np.ndarray:
         """Gold cause labels of the candidate pairs, in table order (topics with gold answers only)."""
@@ -38,51 +78,52 @@ class TopicAnalysis:
         return np.array([labels[p] for p in self.table.pairs], dtype=bool)
 
     def timeline_graph(self):
-        """The document timeline of the topic's events as a networkx graph (see graph.timeline)."""
+        """The document timeline of the topic's events as a networkx graph (see evidence.timeline)."""
         texts = {self.graph.nodes[n]["norm"]: self.graph.nodes[n]["text"] for n in self.graph}
         return timeline_graph(self.timeline, self.extraction, self.topic.documents, texts)
 
 
-def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool = True) -> TopicAnalysis:
-    """One way through a topic: first the text (spaCy over the documents, unless `documents` is False: then the
-    analysis holds no evidence, no timeline and zero document features), then the graph of its questions, the
-    events' evidence and timeline, and last the pair features, built once."""
-    extraction = extract_topic(topic.documents if documents else [])
+def without_text(topic: Topic) -> Topic:
+    """The topic with its documents' contents dropped (their titles, sources and dates kept)."""
+    return replace(topic, documents=[replace(d, content="") for d in topic.documents])
+
+
+# The stages of an analysis, as `analyse_topic` times them: spaCy's reading of the documents, the embedding of
+# their sentences and cue clauses, and the rest (the graph, the events' embeddings, the evidence and the features).
+ANALYSIS_STAGES = ("reading", "embedding", "evidence")
+
+
+def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool = True,
+                  store: DocumentStore | None = None, seconds: dict[str, float] | None = None) -> TopicAnalysis:
+    """One way through a topic: its documents read by spaCy and their sentences embedded (through `store`, which a
+    cache may serve; none when `documents` is False: then the analysis holds no evidence from them), the graph
+    of its questions, the events' embeddings, the evidence of every candidate pair and the pair features, each
+    built once. `seconds`, where given, gets the seconds of each of ANALYSIS_STAGES."""
+    store = store or Uncached(encoder)
+    docs = topic.documents if documents else []
+    start = time.perf_counter()
+    readings = store.read(docs)
+    read = time.perf_counter()
+    extraction = TopicExtraction.join(docs, readings)
     graph = build_graph(topic)
-    texts = [graph.nodes[n]["text"] for n in graph]
-    vectors = encode(texts, encoder)
-    pairs = candidate_pairs(graph)
-    evidence, features, timeline = {}, None, Timeline()
-    if extraction.sentences:
-        rel = relevance(extraction, texts, vectors, encode([s.text for s in extraction.sentences], encoder))
-        cue_vectors = (encode([c.cause for c in extraction.cues], encoder), encode([c.effect for c in extraction.cues], encoder))
-        features = pair_evidence(extraction, rel, pairs, vectors, cue_vectors)
-        for node, hits in best_sentences(rel).best.items():
-            evidence[node] = [(extraction.titles[extraction.sentences[i].doc], extraction.sentences[i].text) for i, _ in hits]
-        timeline = build_timeline(extraction, texts, [graph.nodes[n]["norm"] for n in graph], rel, vectors, cue_vectors)
-    return _assemble(topic, graph, vectors, features, extraction, evidence, encoder, timeline)
+    vectors = encode([graph.nodes[n]["text"] for n in graph], encoder)
+    embedded = DocumentVectors.join(store.vectors(docs, readings), vectors.shape[1])
+    embedding = time.perf_counter()
+    evidence = read_evidence(extraction, embedded, graph, candidate_pairs(graph), encoder)
+    table = pair_table(graph, structure_features(graph, vectors), evidence.features)
+    if seconds is not None:
+        seconds.update(reading=read - start, embedding=embedding - read, evidence=time.perf_counter() - embedding)
+    return TopicAnalysis(without_text(topic), graph, table, extraction, evidence, vectors, encoder)
 
 
-def _assemble(topic, graph, vectors, features, extraction, evidence, encoder, timeline) -> TopicAnalysis:
-    """The pair features of the graph's candidate edges, and the pairs whose event texts date the cause after
-    its target."""
-    table = pair_table(graph, vectors, features)
-    after = later_pairs({n: graph.nodes[n]["text"] for n in graph}, table.pairs)
-    return TopicAnalysis(topic, graph, table, after, extraction, evidence, encoder, timeline)
-
-
-def subset_analysis(analysis: TopicAnalysis, questions: list[int], vectors: np.ndarray | None = None) -> TopicAnalysis:
-    """The analysis of the same topic restricted to some of its questions (by index): the documents' evidence
-    is reused, the graph and its structure features are rebuilt. `vectors`: the embeddings of the topic's
-    nodes (row i for node i), so that many subsets of one topic need not encode its events again."""
+def subset_analysis(analysis: TopicAnalysis, questions: list[int]) -> TopicAnalysis:
+    """The analysis of the same topic restricted to some of its questions (by index): the graph and its
+    structure features are rebuilt, the events' embeddings and the documents' evidence reused."""
     topic = replace(analysis.topic, questions=[analysis.topic.questions[i] for i in sorted(questions)])
     graph = build_graph(topic)
     old = {analysis.graph.nodes[n]["norm"]: n for n in analysis.graph}
-    to_old = {n: old[graph.nodes[n]["norm"]] for n in graph}
-    vectors = (encode([graph.nodes[n]["text"] for n in graph], analysis.encoder) if vectors is None
-               else vectors[[to_old[n] for n in graph]])
-    rows = {p: i for i, p in enumerate(analysis.table.pairs)}
-    raw = analysis.table.evidence[:, : len(EVIDENCE_FEATURES)]
-    features = np.array([raw[rows[(to_old[e], to_old[t])]] for e, t in candidate_pairs(graph)]).reshape(-1, raw.shape[1])
-    evidence = {n: analysis.evidence[to_old[n]] for n in graph if to_old[n] in analysis.evidence}
-    return _assemble(topic, graph, vectors, features, analysis.extraction, evidence, analysis.encoder, analysis.timeline)
+    events = [old[graph.nodes[n]["norm"]] for n in graph]
+    vectors = analysis.vectors[events]
+    evidence = analysis.doc_evidence.subset(events, candidate_pairs(graph))
+    table = pair_table(graph, structure_features(graph, vectors), evidence.features)
+    return TopicAnalysis(topic, graph, table, analysis.extraction, evidence, vectors, analysis.encoder)

@@ -1,13 +1,18 @@
-"""A per-topic on-disk cache of the expensive step, `analysis.analyse_topic`.
+"""On-disk caches of the expensive steps: spaCy's reading of each document (`text.extract.read_documents`) and
+the embeddings of its sentences and cue clauses (`evidence.retrieve.embed_readings`), and each topic's analysis
+(`analysis.analyse_topic`).
 
-An entry's key hashes what the analysis depends on: the topic's content (questions and documents), the encoder
-(its name and, for a local model, its files), the installed packages and the analysis code (ANALYSIS_CODE:
-the data, text and graph stages and the analysis itself). Changing any of them misses the cache; editing a
-rule file, the scorer or the page template does not. Entries are pickles written to a temporary file and renamed into place, so
-parallel workers can share one folder and a reader never sees a half-written entry. An entry records its
-format and key, and one whose type, format or key does not match is recomputed and replaced, with a warning
-that names it. Entries are pickles, and unpickling runs code: the cache folder must be writable only by
-users the reader trusts (it is the user's own ~/.cache/causalgraph by default).
+A document's entries are keyed by what they depend on: its title, text and date, the installed packages, the
+reading code (READING_CODE) and, for the embeddings, the encoder and how it embeds (VECTORS_CODE), so that topics
+sharing documents (a topic cut in pieces, a rerun with other questions) read and embed each document once. A topic's entry is keyed by its questions, the digests of the documents it
+reads, the encoder (its name and, for a local model, its files), the installed packages and the analysis code
+(ANALYSIS_CODE). Changing any of them misses the cache; editing a rule file, the scorer or the page template does
+not. Entries are pickles written to a temporary file and renamed into place, so parallel workers can share one
+folder and a reader never sees a half-written entry. An entry records its format and key, and one whose type,
+format or key does not match is recomputed and replaced, with a warning that names it. Entries are pickles, and
+unpickling runs code: the cache folder must be writable only by users the reader trusts (it is the user's own
+~/.cache/causalgraph by default); an entry, or a cache folder, that another user owns or could have written
+(config.untrusted, as ssh judges its keys) is neither read nor written, with a warning.
 """
 
 from __future__ import annotations
@@ -25,14 +30,18 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from ..config import PACKAGE_DIR
-from ..data import Topic
+from ..config import PACKAGE_DIR, trusted
+from ..data import Document, Topic
 from ..text.embed import resolve_model_path
+from ..text.extract import DocumentReading, read_documents
+from ..evidence.retrieve import DocumentVectors, embed_readings
 from .analyse import TopicAnalysis, analyse_topic
 
-CACHE_FORMAT = 2  # bump when the entry layout changes
-# The package's code that `analyse_topic` runs, relative to the package folder.
-ANALYSIS_CODE = ("config.py", "data", "text", "graph", "analysis/analyse.py")
+CACHE_FORMAT = 3  # bump when the entry layout changes
+# The package's code that reading a document runs, and that `analyse_topic` runs, relative to the package folder.
+READING_CODE = ("config.py", "data", "text")
+VECTORS_CODE = READING_CODE + ("evidence/retrieve.py",)  # which encoder, and how, embeds the sentences
+ANALYSIS_CODE = READING_CODE + ("graph", "evidence", "analysis/analyse.py", "analysis/table.py")
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +53,11 @@ def _hash_files(digest, root: Path, files: list[Path]) -> None:
 
 
 @lru_cache(maxsize=None)
-def code_version() -> str:
-    """Hash of the analysis code (ANALYSIS_CODE)."""
+def code_version(entries: tuple[str, ...] = ANALYSIS_CODE) -> str:
+    """Hash of the package's code under `entries`."""
     digest = hashlib.sha256()
     files = []
-    for entry in ANALYSIS_CODE:
+    for entry in entries:
         path = PACKAGE_DIR / entry
         files += sorted(path.rglob("*.py")) if path.is_dir() else [path]
     _hash_files(digest, PACKAGE_DIR, files)
@@ -80,74 +89,132 @@ def _json_default(value):
     raise TypeError(f"cannot hash a {type(value).__name__} in a topic record for the cache key")
 
 
-def topic_digest(topic: Topic) -> str:
-    """Hash of every field of the topic record: its questions (gold labels included) and documents."""
-    text = json.dumps(dataclasses.asdict(topic), sort_keys=True, ensure_ascii=False, default=_json_default)
+def document_digest(document: Document) -> str:
+    """Hash of what reading a document depends on: its title, text and date (see text.extract.document_text)."""
+    return hashlib.sha256(json.dumps([document.title, document.content, document.date], ensure_ascii=False).encode()).hexdigest()
+
+
+def topic_digest(topic: Topic, documents: bool = True) -> str:
+    """Hash of the topic's id, title and questions (gold labels included) and, where they are read, the digests
+    of its documents and their sources."""
+    record = {"topic_id": topic.topic_id, "title": topic.title,
+              "questions": [dataclasses.asdict(q) for q in topic.questions],
+              "documents": [[document_digest(d), d.doc_id, d.source] for d in topic.documents] if documents else None}
+    text = json.dumps(record, sort_keys=True, ensure_ascii=False, default=_json_default)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
 class AnalysisCache:
-    """Analyses of topics under `root`, made with `encoder`; `salt` hashes code, packages and encoder."""
+    """Analyses of topics and readings of documents under `root`, made with `encoder`; `salt` hashes the analysis
+    code, packages and encoder, `reading_salt` the reading code and packages."""
 
     root: Path
     encoder: str
     salt: str
     documents: bool = True  # whether the analyses read the documents
+    reading_salt: str = ""
+    vectors_salt: str = ""
 
     @classmethod
     def open(cls, root: str | os.PathLike, encoder: str, documents: bool = True) -> "AnalysisCache":
         salt = hashlib.sha256(
             f"{code_version()}\n{environment_version()}\n{encoder_version(encoder)}\ndocuments={documents}".encode())
-        return cls(Path(root).expanduser().resolve(), encoder, salt.hexdigest(), documents)
+        reading = hashlib.sha256(f"{code_version(READING_CODE)}\n{environment_version()}".encode())
+        vectors = hashlib.sha256(f"{code_version(VECTORS_CODE)}\n{environment_version()}\n{encoder_version(encoder)}".encode())
+        return cls(Path(root).expanduser().resolve(), encoder, salt.hexdigest(), documents, reading.hexdigest(),
+                   vectors.hexdigest())
 
     def path(self, topic: Topic) -> Path:
-        key = hashlib.sha256(f"{self.salt}\n{topic_digest(topic)}".encode()).hexdigest()
+        key = hashlib.sha256(f"{self.salt}\n{topic_digest(topic, self.documents)}".encode()).hexdigest()
         return self.root / f"topic-{topic.topic_id}-{key[:32]}.pickle"
+
+    def document_path(self, document: Document, kind: str = "reading") -> Path:
+        """The entry of a document's reading, or (`kind` "vectors") of its sentences' embeddings by the encoder."""
+        salt = self.reading_salt if kind == "reading" else self.vectors_salt
+        key = hashlib.sha256(f"{salt}\n{document_digest(document)}".encode()).hexdigest()
+        return self.root / "documents" / f"{kind}-{key[:32]}.pickle"
 
     def load(self, topic: Topic) -> TopicAnalysis | None:
         """The cached analysis, or None when absent, unreadable or not an entry of this format and key (then
         with a warning that names the file)."""
-        path = self.path(topic)
-        try:
-            with open(path, "rb") as handle:
-                entry = pickle.load(handle)
-        except FileNotFoundError:
-            return None
-        except Exception as err:  # a damaged entry is recomputed and replaced
-            log.warning("%s: unreadable cache entry (%s: %s); recomputing", path, type(err).__name__, err)
-            return None
-        if not (isinstance(entry, dict) and entry.get("format") == CACHE_FORMAT and entry.get("key") == path.stem
-                and isinstance(entry.get("analysis"), TopicAnalysis)):
-            log.warning("%s: not a cache entry of this version (%s); recomputing", path, type(entry).__name__)
-            return None
-        return entry["analysis"]
+        return _load(self.path(topic), TopicAnalysis)
 
     def store(self, topic: Topic, analysis: TopicAnalysis) -> None:
         """Write the entry atomically; a folder that cannot be written only costs a warning."""
-        path = self.path(topic)
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=self.root)
-        except OSError as err:
-            log.warning("cannot write to the cache folder %s: %s", self.root, err)
-            return
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                entry = {"format": CACHE_FORMAT, "key": path.stem, "analysis": analysis}
-                pickle.dump(entry, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, path)
-        except BaseException as err:
-            os.unlink(tmp)
-            if not isinstance(err, OSError):
-                raise
-            log.warning("cannot write the cache entry %s: %s", path, err)
+        _store(self.path(topic), analysis)
 
-    def analyse(self, topic: Topic) -> tuple[TopicAnalysis, bool]:
-        """The topic's analysis from the cache, or computed and stored; and whether it came from the cache."""
+    def read(self, documents: list[Document]) -> list[DocumentReading]:
+        """Each document's reading from the cache; the others read together by spaCy, and stored."""
+        return self._per_document(documents, "reading", DocumentReading,
+                                  lambda missing: read_documents([documents[i] for i in missing]))
+
+    def vectors(self, documents: list[Document], readings: list[DocumentReading]) -> list[DocumentVectors]:
+        """The embeddings of each document's sentences and cue clauses from the cache; the others encoded
+        together, and stored."""
+        return self._per_document(documents, "vectors", DocumentVectors,
+                                  lambda missing: embed_readings([readings[i] for i in missing], self.encoder))
+
+    def _per_document(self, documents: list[Document], kind: str, type_: type, compute) -> list:
+        """Each document's entry of `kind`; `compute(indices)` makes those of the documents at `indices` that
+        the cache does not hold, which are then stored."""
+        paths = [self.document_path(d, kind) for d in documents]
+        found = [_load(p, type_) for p in paths]
+        missing = [i for i, r in enumerate(found) if r is None]
+        for i, value in zip(missing, compute(missing) if missing else []):
+            found[i] = value
+            _store(paths[i], value)
+        return found
+
+    def analyse(self, topic: Topic, seconds: dict[str, float] | None = None) -> tuple[TopicAnalysis, bool]:
+        """The topic's analysis from the cache, or computed (its documents' readings and embeddings through the
+        cache too; `seconds` gets the time of each stage, see analyse_topic) and stored; and whether it came from
+        the cache."""
         analysis = self.load(topic)
         if analysis is not None:
             return analysis, True
-        analysis = analyse_topic(topic, self.encoder, self.documents)
+        analysis = analyse_topic(topic, self.encoder, self.documents, self, seconds)
         self.store(topic, analysis)
         return analysis, False
+
+
+def _load(path: Path, kind: type):
+    """The value of the entry at `path`, or None when absent, unreadable, not an entry of this format, key
+    and kind (then with a warning that names the file), or where another user could have written it."""
+    if not trusted(path, log):  # unpickling runs code: never what another user could have written
+        return None
+    try:
+        with open(path, "rb") as handle:
+            entry = pickle.load(handle)
+    except FileNotFoundError:
+        return None
+    except Exception as err:  # a damaged entry is recomputed and replaced
+        log.warning("%s: unreadable cache entry (%s: %s); recomputing", path, type(err).__name__, err)
+        return None
+    if not (isinstance(entry, dict) and entry.get("format") == CACHE_FORMAT and entry.get("key") == path.stem
+            and isinstance(entry.get("value"), kind)):
+        log.warning("%s: not a cache entry of this version (%s); recomputing", path, type(entry).__name__)
+        return None
+    return entry["value"]
+
+
+def _store(path: Path, value) -> None:
+    """Write the entry atomically; a folder that cannot be written only costs a warning."""
+    if not trusted(path, log):
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        log.warning("cannot write to the cache folder %s: %s", path.parent, err)
+        return
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            pickle.dump({"format": CACHE_FORMAT, "key": path.stem, "value": value}, handle,
+                        protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except BaseException as err:
+        os.unlink(tmp)
+        if not isinstance(err, OSError):
+            raise
+        log.warning("cannot write the cache entry %s: %s", path, err)

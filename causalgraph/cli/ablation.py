@@ -9,7 +9,7 @@ from ..experiments.ablation import ablation_rows, format_table
 from ..experiments.inputs import describe_held, labelled_analyses
 from ..learn.crossval import resized_sets
 from ..reason.solve import SolverParams
-from .common import cv_inputs, cv_parser, plural, run_command
+from .common import cv_inputs, cv_parser, plural, run_command, step
 
 
 def build_parser():
@@ -26,7 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     topics, shapes, bias = inputs
     progress = not args.quiet
     analyses = labelled_analyses(topics, args.encoder, progress)
-    extra, held = resized_sets(analyses, shapes)
+    with step(f"cutting each topic into copies of the {args.resize_to} split's topic shapes", progress and bool(shapes)):
+        extra, held = resized_sets(analyses, shapes)
     params = SolverParams(bias=bias)
     print(f"Grouped-by-topic {args.folds}-fold CV over {plural(len(topics), 'topic')} (train + dev + sample), bias {bias}")
     print("\n## Whole held-out topics\n")

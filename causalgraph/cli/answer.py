@@ -1,4 +1,5 @@
-"""`causalgraph answer`: answer every question of a split (or the built-in demo topic)."""
+"""`causalgraph answer`: answer every question of your own topics, of a split of the AER data, or of the built-in
+demo topic; without --out, print each answer and what decided each option."""
 
 from __future__ import annotations
 
@@ -12,20 +13,28 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ..analysis.analyse import ANALYSIS_STAGES
 from ..analysis.cache import AnalysisCache
 from ..config import DEFAULT_MODEL, DEMO_DATA, default_cache_dir
-from ..data import SPLITS, DataError, Topic, data_files, load_split, question_score
+from ..data import SPLITS, DataError, Topic, input_files, load_data, question_score
 from ..experiments.sizes import thin_topics
 from ..data.load import warn_without_documents
+from ..data.records import escaped
 from ..readers.llm import EndpointError
 from ..learn.calibration import load_calibrations, match_calibrations
 from ..learn.scorer import reads_documents
 from ..reason.solve import SWITCHABLE, SolverParams
-from ..run.batch import STAGES, Answer, Settings, TopicAnswer, answer_topics, scorer_for
+from ..reason.explain import answer_flags, evidence_line
+from ..run.batch import PARALLEL_CHARS, STAGES, Answer, Settings, TopicAnswer, answer_topics, auto_workers, scorer_for
 from ..run.calibrate import calibrated_settings
 from ..run.output import check_outputs, jsonl, write_files
 from ..run.parallel import SCHEDULERS
-from .common import add_reader_options, check_reader_options, load_readers, reader_inputs, parse_groups, parse_topics, plural, positive, prog, run_command, weight
+from .common import add_priors_option, add_reader_options, check_reader_options, resolved_priors, load_readers, reader_inputs, parse_groups, parse_topics, plural, positive, prog, log_warnings, run_command, weight
+
+
+def workers_option(text: str) -> int | str:
+    """--workers: a number of processes, or 'auto'."""
+    return text if text == "auto" else positive(int)(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,18 +42,26 @@ def build_parser() -> argparse.ArgumentParser:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--demo", action="store_true",
                         help="answer the built-in demo topic and print each question, its options, the answer and its score")
-    source.add_argument("--data", type=Path, help="AER data folder (../shared/aer or the public repository layout)")
-    parser.add_argument("--split", default="test", choices=SPLITS, help="the split of --data to answer (default test)")
-    parser.add_argument("--out", type=Path, help='submission JSONL: {"id", "answer"} a line')
+    source.add_argument("--data", type=Path, metavar="PATH",
+                        help="your own topics: a folder holding questions.jsonl (and docs.json), or one .json/.yaml file "
+                             "of documents and questions; or an AER data folder with splits (../shared/aer or the "
+                             "public repository layout)")
+    parser.add_argument("--split", choices=SPLITS, help="the split of an AER data folder to answer (default test)")
+    parser.add_argument("--out", type=Path, help='submission JSONL: {"id", "answer"} a line; without it, the answers are '
+                                                 "printed with what decided each option")
     parser.add_argument("--explain", type=Path, help="JSONL with each option's edge score and the rules that fired")
     parser.add_argument("--topics", type=parse_topics, help="only these topic ids, e.g. 37,40-42")
     parser.add_argument("--without", type=parse_groups, default=frozenset(), help=f"rule groups to switch off: {','.join(SWITCHABLE)}")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="trained edge scorer (joblib)")
+    add_priors_option(parser)
     parser.add_argument("--none-prior", type=weight, help="cost of a real option where None is offered, weighed against the "
                         "edge log-odds x 100; default: a priority level above all edge evidence")
     parser.add_argument("--bias", type=weight, help="precision bias per selected label (log-odds x 100); default: the model's")
-    parser.add_argument("--time-limit", type=positive(float), help="seconds of solving per topic; the best answer set so far is used")
-    parser.add_argument("--workers", type=positive(int), default=1, help="topics answered in parallel (processes)")
+    parser.add_argument("--time-limit", type=positive(float), help="seconds of solving per topic, all its searches together; "
+                        "the best answer set found by then is used")
+    parser.add_argument("--workers", type=workers_option, default="auto",
+                        help="topics answered in parallel (processes); 'auto' (default): two where at least two topics "
+                             f"must be analysed and their documents hold {PARALLEL_CHARS:,} characters or more, else one")
     parser.add_argument("--scheduler", choices=SCHEDULERS, default="local", help="local processes, or a Dask cluster")
     parser.add_argument("--dask-address", help="scheduler address of a running Dask cluster (implies --scheduler dask)")
     parser.add_argument("--keep-going", action="store_true", help="write the answers of the other topics when one fails")
@@ -61,7 +78,9 @@ def run_topics(topics: list[Topic], settings: Settings, args: argparse.Namespace
     failure."""
     answers, failures = [], []
     scheduler = "dask" if args.dask_address else args.scheduler
-    outcomes = answer_topics(topics, settings, args.workers, scheduler, args.dask_address)
+    workers = auto_workers(topics, settings.cache, reads_documents(scorer_for(settings.model, settings.priors)[0])) \
+        if args.workers == "auto" else args.workers
+    outcomes = answer_topics(topics, settings, workers, scheduler, args.dask_address)
     bar = tqdm(total=len(topics), desc="topics", unit="topic", disable=args.quiet, file=sys.stderr)
     with closing(outcomes), bar:
         for topic, outcome in zip(topics, outcomes):
@@ -70,7 +89,7 @@ def run_topics(topics: list[Topic], settings: Settings, args: argparse.Namespace
             if outcome.error is None:
                 answers.append(outcome.value)
                 continue
-            failures.append(f"topic {topic.topic_id}: {outcome.error}")
+            failures.append(f"topic {topic.topic_id}: {escaped(outcome.error)}")
             if not args.keep_going:
                 break
     return answers, failures
@@ -88,7 +107,9 @@ def timings(answers: list[TopicAnswer], topics: list[Topic], load: float, total:
 
 def summary(answers: list[TopicAnswer], topics: int, seconds: float) -> str:
     questions = sum(len(a.answers) for a in answers)
-    stages = ", ".join(f"{stage} {sum(a.seconds[stage] for a in answers):.1f} s" for stage in STAGES)
+    total = lambda names: [f"{stage} {sum(a.seconds[stage] for a in answers):.1f} s" for stage in names]
+    analysis, *rest = total(STAGES)
+    stages = ", ".join([f"{analysis} ({', '.join(total(ANALYSIS_STAGES))})", *rest])
     cached = sum(a.cached for a in answers)
     return (
         f"answered {plural(questions, 'question')} ({len(answers)} of {plural(topics, 'topic')}) in {seconds:.1f} s "
@@ -96,26 +117,36 @@ def summary(answers: list[TopicAnswer], topics: int, seconds: float) -> str:
     )
 
 
-def demo_report(topics: list[Topic], answers: list[Answer]) -> str:
-    """Each topic, then each question: its target, its options' texts with the edge scorer's probability, the
-    answer with its reasons, and (where the gold answer is known) the gold answer and the official score."""
+def readable_report(topics: list[Topic], answers: list[Answer]) -> str:
+    """Each topic, then each question: its target, its options' texts with the edge scorer's probability and a
+    sentence on what decided each, the answer (marked where it is a forced guess, with its confidence) and, where
+    the gold answer is known, the gold answer and the official score."""
     questions = {q.qid: q for t in topics for q in t.questions}
-    lines = [f"Topic {t.topic_id}: {t.title} ({plural(len(t.documents), 'document')})" for t in topics]
-    lines.append("p: the edge scorer's probability that the option directly caused the target; "
-                 "* marks the options chosen")
+    titles = {t.topic_id: f"Topic {t.topic_id}{': ' + t.title if t.title else ''} ({plural(len(t.documents), 'document')})"
+              for t in topics}
+    legend = ("p: the edge scorer's probability that the option directly caused the target; * marks the options "
+              "chosen; evidence, the precision bias and margins are in log-odds x 100")
+    lines: list[str] = []
     question_scores = []
+    shown_topic = None
     for answer in answers:
         question, record = questions[answer.qid], answer.explanation
+        if question.topic_id != shown_topic:
+            shown_topic = question.topic_id
+            lines += [*([""] if lines else []), titles[question.topic_id], *([] if lines else [legend])]
         lines += ["", f"- {answer.qid}: what directly caused \"{question.target}\"?"]
         for label, option in record["options"].items():
             p = "     -" if option.get("score") is None else f"p={option['score']:.2f}"
             lines.append(f"  {'*' if option['selected'] else ' '} {label}  {p}  {option['text']}")
-        if question.gold is None:
-            lines.append(f"  answer {record['answer']}")
-        else:
+            lines.append(f"               {option['why']}")
+            if moved := evidence_line(option):
+                lines.append(f"               evidence: {moved}")
+        flags = answer_flags(record)
+        line = f"  answer {record['answer']}" + (f" ({flags})" if flags else "")
+        if question.gold is not None:
             question_scores.append(question_score(answer.labels, question.gold))
-            lines.append(f"  answer {record['answer']}, gold {','.join(sorted(question.gold))}: score {question_scores[-1]:g}")
-        lines.append(f"  why: {answer.reason}")
+            line += f"; gold {','.join(sorted(question.gold))}: score {question_scores[-1]:g}"
+        lines.append(line)
     if question_scores:
         lines += ["", f"Score {sum(question_scores) / len(question_scores):.3f} over {plural(len(question_scores), 'question')} with a gold answer (the "
                   "official metric: 1 for the exact set, 0.5 for a non-empty subset of it, else 0); "
@@ -127,28 +158,29 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
-    if not args.demo and args.out is None and args.explain is None:
-        parser.error("give --out (and/or --explain) with --data")
+    log_warnings()
     check_reader_options(parser, args)
     data, split = (DEMO_DATA, "sample") if args.demo else (args.data, args.split)
     try:
         outputs = check_outputs({"--out": args.out, "--explain": args.explain, "--timings": args.timings},
-                                [*data_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
+                                [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)],
+                                {"--cache-dir": None if args.no_cache else args.cache_dir})
         calibrations = load_calibrations(args.reader_calibration) if args.reader_calibration else None
-        topics = load_split(data, split, args.topics)
+        topics = load_data(data, split, args.topics)
         warn_without_documents(topics)
-        model = args.model.resolve()
-        scorer, encoder = scorer_for(model)
+        model, priors = args.model.resolve(), resolved_priors(args)
+        scorer, encoder = scorer_for(model, priors)
         cache = None if args.no_cache else AnalysisCache.open(args.cache_dir, encoder, reads_documents(scorer))
         readers = load_readers(args, data, split, topics)  # last: an LLM reader runs over every question
     except (DataError, OSError, ValueError, EndpointError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    if thin := thin_topics(topics, bool(readers))[1]:  # once per run: the size curve's small topics, no reader
+    if thin := thin_topics(topics, bool(readers), reads_documents(scorer))[1]:  # once per run: small topics, no reader
         logging.getLogger(__name__).warning(thin)
     params = SolverParams(bias=args.bias, none_prior=args.none_prior)
-    settings = Settings(model, args.without, params, args.time_limit, cache, readers)
+    # what decided each option is solved for only where it is shown: --explain, or the printed answers
+    explain = args.demo or args.out is None or args.explain is not None
+    settings = Settings(model, args.without, params, args.time_limit, cache, readers, explain, priors)
     try:
         settings = calibrated_settings(topics, settings, args.reader_weight,
                                        calibrations and match_calibrations(readers, calibrations, args.reader_calibration))
@@ -173,9 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as err:
         print(f"error: {err}; no output written", file=sys.stderr)
         return 2
-    if args.demo:
-        print(demo_report(topics, answered))
-    else:
+    if args.demo or args.out is None:
+        print(readable_report(topics, answered))
+    if not args.demo:
         print(summary(answers, len(topics), time.perf_counter() - start), file=sys.stderr)
     for failure in failures:
         print(f"error: {failure}", file=sys.stderr)

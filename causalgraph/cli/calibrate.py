@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..data import DataError, load_split
 from ..experiments.calibration import answer_analyses, calibration_cv
+from ..experiments.inputs import shipped_biases
 from ..learn.calibration import write_calibrations
 from ..readers.scores import load_reader_files, parse_reader_spec
 from ..run.output import OutputError, check_outputs, write_files
@@ -35,10 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     except (OutputError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    inputs = cv_inputs(args)
+    inputs = cv_inputs(args, evidence=True)  # 11-36 read train-evidence/ for the shipped scorer's evidence
     if inputs is None:
         return 2
     topics, _, bias = inputs
+    by_size = getattr(args, "bias", None) is None  # the shipped scorer's bias by topic size, as `answer` uses it
     try:
         questions = {q.qid: q for t in load_split(args.data, args.split) for q in t.questions}
         if not any(q.gold for q in questions.values()):
@@ -49,10 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     progress = not args.quiet
     analyses = answer_analyses(topics, progress=progress)
-    report = calibration_cv(analyses, readers, bias, args.folds, progress=progress)
+    report = calibration_cv(analyses, readers, shipped_biases() if by_size else bias, args.folds, progress=progress)
     print(f"{plural(len(readers), 'reader')} on {plural(report.questions, 'question')} of {args.split}; grouped "
           f"{args.folds}-fold CV over {plural(len(topics), 'topic')}, scored on the {report.topics} held-out topics cut "
-          f"to those questions, bias {bias}\n")
+          f"to those questions, {'the shipped bias by topic size' if by_size else f'bias {bias}'}\n")
     print(report.table())
     print()
     for cal in report.calibrations:

@@ -5,20 +5,27 @@ from __future__ import annotations
 
 import argparse
 import io
+import logging
 import os
 import re
+import signal
 import sys
+import threading
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..config import DEFAULT_ENCODER, default_cache_dir
 from ..data import DataError
+from ..data.load import TopicIds, is_own_topics
+from ..data.records import MAX_TOPIC_DIGITS, escaped
 from ..experiments.inputs import cv_inputs as read_cv_inputs, shipped_bias
 from ..learn.crossval import TopicShape
 from ..readers.base import ReaderJudgements
 from ..readers.llm import RESPONSE_FORMATS
 from ..readers.load import load_readers as read_readers
 from ..readers.scores import parse_reader_spec
-from ..reason.solve import MAX_CONSTANT, SWITCHABLE
+from ..reason.solve import MAX_CONSTANT, PRIORS, SWITCHABLE
 
 # How the commands were started, for their usage lines: `python -m causalgraph.answer` unless the
 # `causalgraph COMMAND` entry point (causalgraph/__main__.py) says otherwise.
@@ -28,6 +35,18 @@ ENTRY = {"prefix": "python -m causalgraph."}
 def prog(command: str) -> str:
     """The usage line's name of a command, as it was run: `causalgraph answer` or `python -m causalgraph.answer`."""
     return f"{ENTRY['prefix']}{command}"
+
+
+@contextmanager
+def step(what: str, show: bool = True):
+    """A step with no progress of its own to show: on stderr, what it does when it starts, and its seconds when
+    it ends (nothing unless `show`)."""
+    start = time.perf_counter()
+    if show:
+        print(f"{what} ...", file=sys.stderr, flush=True)
+    yield
+    if show:
+        print(f"{what}: done in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -43,19 +62,19 @@ def parse_groups(text: str) -> frozenset[str]:
     return groups
 
 
-def parse_topics(text: str) -> list[int]:
-    """An argparse type: topic ids and ranges, e.g. '37,40-42' (in the order given, each once)."""
-    topics: list[int] = []
+def parse_topics(text: str) -> TopicIds:
+    """An argparse type: topic ids and ranges, e.g. '37,40-42', kept as ranges (a range is never expanded)."""
+    ranges: list[tuple[int, int]] = []
     for part in (p.strip() for p in text.split(",")):
-        match = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
+        match = re.fullmatch(rf"(\d{{1,{MAX_TOPIC_DIGITS}}})(?:\s*-\s*(\d{{1,{MAX_TOPIC_DIGITS}}}))?", part)
         if part and (match is None or (match[2] is not None and int(match[2]) < int(match[1]))):
-            raise argparse.ArgumentTypeError(f"--topics takes ids and ranges such as 1,3-5; got {part!r} in {text!r}")
+            raise argparse.ArgumentTypeError(f"--topics takes ids and ranges such as 1,3-5 (ids of at most "
+                                             f"{MAX_TOPIC_DIGITS} digits); got {part!r} in {text!r}")
         if match:
-            first, last = int(match[1]), int(match[2] or match[1])
-            topics += [t for t in range(first, last + 1) if t not in topics]
-    if not topics:
+            ranges.append((int(match[1]), int(match[2] or match[1])))
+    if not ranges:
         raise argparse.ArgumentTypeError(f"--topics names no topic: {text!r}")
-    return topics
+    return TopicIds(tuple(ranges))
 
 
 def positive(kind, most: float = 1e6):
@@ -71,6 +90,22 @@ def positive(kind, most: float = 1e6):
         return value
 
     return parse
+
+
+def add_priors_option(parser: argparse.ArgumentParser) -> None:
+    """--priors: whether the topics were built the benchmark's way (see reason.solve.PRIORS)."""
+    parser.add_argument("--priors", choices=list(PRIORS),
+                        help="the AER benchmark's construction priors: 'aer' keeps them (the None prior, repeated options, "
+                             "at most three labels, and the scorer that reads where None is offered), 'none' answers a "
+                             "topic not built the benchmark's way, choosing None only where no option has the evidence. "
+                             "Default: aer for an AER data folder and --demo, none for your own topics (a topic folder or file)")
+
+
+def resolved_priors(args: argparse.Namespace) -> str:
+    """--priors, else its default for the input (see add_priors_option)."""
+    if args.priors:
+        return args.priors
+    return "none" if not args.demo and is_own_topics(args.data) else "aer"
 
 
 def add_reader_options(parser: argparse.ArgumentParser) -> None:
@@ -124,21 +159,81 @@ def load_readers(args: argparse.Namespace, data, split: str, topics: list) -> tu
         raise OSError(f"--crossencoder {err}" if args.crossencoder and str(err).startswith(args.crossencoder) else err) from None
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that the run unwinds as on Ctrl-C: outputs rolled back, workers
+    stopped."""
+
+
+class SafeStream:
+    """A text stream that writes what it is given with the characters a terminal could act on escaped (see
+    data.records.escaped; newlines, tabs and carriage returns, which progress bars use, pass)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(escaped(text, keep="\n\r\t"))
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
+class OneLineFormatter(logging.Formatter):
+    """Log records as "LEVEL: message", the message on one line with the characters a terminal could act on
+    escaped (question ids and texts come from the data)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{record.levelname}: {escaped(record.getMessage())}"
+
+
+def log_warnings() -> None:
+    """Warnings and errors of every logger to stderr, one escaped line each (OneLineFormatter)."""
+    root = logging.getLogger()
+    if not root.handlers:
+        root.addHandler(logging.StreamHandler(sys.stderr))
+        root.setLevel(logging.WARNING)
+    for handler in root.handlers:
+        if type(handler) is logging.StreamHandler:
+            handler.setFormatter(OneLineFormatter())
+
+
 def run_command(main, argv: list[str] | None = None) -> int:
-    """Run a command's main; Ctrl-C ends it with one line and exit code 130 (outputs are written whole or not
-    at all, so nothing is half-written), and a closed output pipe quietly with 141. Text the terminal's encoding
-    cannot show (under the C locale, say) is printed as escapes, not an error."""
+    """Run a command's main; Ctrl-C ends it with one line and exit code 130, SIGTERM with one line and 143 (outputs
+    are written whole or not at all, so nothing is half-written, and worker processes are stopped), and a closed
+    output pipe quietly with 141. What it prints and logs reaches the terminal with control and format characters
+    escaped (SafeStream, OneLineFormatter); text the terminal's encoding cannot show (under the C locale, say) is
+    printed as escapes, not an error."""
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
+
+    def terminate(signum, frame):
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate) if threading.current_thread() is threading.main_thread() else None
     try:
+        log_warnings()
         return main(argv)
+    except Terminated:
+        print("terminated; nothing written", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("interrupted; nothing written", file=sys.stderr)
         return 130
     except BrokenPipeError:  # whoever read the output stopped (`| head`): end quietly, as Unix tools do
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        os.dup2(os.open(os.devnull, os.O_WRONLY), streams[0].fileno())
         return 141
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+        sys.stdout, sys.stderr = streams
 
 
 def weight(text: str) -> int:

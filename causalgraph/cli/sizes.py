@@ -1,7 +1,7 @@
-"""`causalgraph sizes`: the size curve. The labelled topics are cut into topics of k questions
-(seeded) and every size is answered under grouped-by-topic CV, with folds grouped by the original topic: the
-structure scorer before and after it learned topic sizes, with the document features, with the documents'
-timeline edges, and each reader of --reader-scores alone and fused."""
+"""`causalgraph sizes`: the size curve. The labelled topics are cut into topics of k questions (seeded) and
+every size, and the copies cut to the test split's shapes, is answered under grouped-by-topic CV, with folds
+grouped by the original topic: the structure scorer, the size-aware one, each group of document evidence
+features added, and each reader of --reader-scores alone and fused."""
 
 from __future__ import annotations
 
@@ -13,25 +13,31 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ..analysis.table import FEATURE_GROUPS
 from ..data import DataError
 from ..experiments.inputs import labelled_analyses
 from ..experiments.sizes import SIZES, cut_all, format_curve, reader_rows, scorer_rows, size_name
-from ..graph.features import FEATURES, QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES
+from ..graph.features import QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES
+from ..learn.bands import SHIPPED_GROUPS
 from ..learn.crossval import SIZE_COPIES, resized_sets, sized_copies
 from ..learn.scorer import EdgeScorer
 from ..readers.scores import load_reader_scores
 from .common import cv_inputs, cv_parser, run_command
 
-def parse_sizes(text: str) -> tuple[int | None, ...]:
-    """--sizes: comma-separated question counts, 'whole' for whole topics, e.g. 1,3,5,10,whole."""
-    sizes: list[int | None] = []
+
+def parse_sizes(text: str) -> tuple[int | str | None, ...]:
+    """--sizes: comma-separated question counts, 'whole' for whole topics and 'test-shaped' for the copies cut to
+    the test split's shapes, e.g. 1,3,5,10,whole."""
+    sizes: list[int | str | None] = []
     for part in (p.strip() for p in text.split(",") if p.strip()):
         if part == "whole":
             sizes.append(None)
+        elif part == "test-shaped":
+            sizes.append(part)
         elif part.isdigit() and int(part) > 0:
             sizes.append(int(part))
         else:
-            raise argparse.ArgumentTypeError(f"--sizes takes positive integers and 'whole', got {part!r}")
+            raise argparse.ArgumentTypeError(f"--sizes takes positive integers, 'whole' and 'test-shaped', got {part!r}")
     if not sizes:
         raise argparse.ArgumentTypeError(f"--sizes names no size: {text!r}")
     return tuple(dict.fromkeys(sizes))
@@ -39,7 +45,7 @@ def parse_sizes(text: str) -> tuple[int | None, ...]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = cv_parser("sizes", __doc__, bias=True)
-    parser.add_argument("--sizes", type=parse_sizes, default=SIZES, help="questions per cut topic, e.g. 1,3,5,10,whole")
+    parser.add_argument("--sizes", type=parse_sizes, default=SIZES, help="questions per cut topic, e.g. 1,3,5,10,whole,test-shaped")
     parser.add_argument("--seed", type=int, default=0, help="seed of the cuts")
     parser.add_argument("--reader-scores", type=Path, action="append", default=[], metavar="FILE",
                         help="another system's answers or probabilities on (some of) the labelled questions (repeatable)")
@@ -56,29 +62,36 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     start = time.time()
     analyses = labelled_analyses(topics, args.encoder)
-    cuts = {k: cut_all(analyses, k, args.seed) for k in tqdm(args.sizes, desc="cutting topics", unit="size")}
-    today, _ = resized_sets(analyses, shapes)
+    today, held = resized_sets(analyses, shapes)
+    cuts = {k: (held or [[] for _ in analyses]) if k == "test-shaped" else cut_all(analyses, k, args.seed)
+            for k in tqdm(args.sizes, desc="cutting topics", unit="size")}
     sized = [a + b for a, b in zip(today or [[]] * len(analyses), sized_copies(analyses, SIZE_COPIES, shapes))]
-    # the timeline's edges and the readers are measured over the size-aware scorer, the strongest at small sizes
+    documents = STRUCTURE_FEATURES + FEATURE_GROUPS["documents"]
+    shipped = STRUCTURE_FEATURES + sum((FEATURE_GROUPS[g] for g in SHIPPED_GROUPS), ())
+    # (row, features, training copies); the readers are measured over the shipped evidence scorer
     configs = [
-        ("structure: question features, test-shaped copies (before size awareness)", QUESTION_FEATURES, today, False),
+        ("structure: question features, test-shaped copies (the shipped structure scorer)", QUESTION_FEATURES, today),
         (f"structure, size-aware: + {', '.join(SIZE_FEATURES)}; + copies of {', '.join(map(str, SIZE_COPIES))} questions",
-         STRUCTURE_FEATURES, sized, True),
-        ("size-aware + document features", FEATURES, sized, False),
+         STRUCTURE_FEATURES, sized),
+        ("size-aware + documents", documents, sized),
+        *[(f"size-aware + documents + {group}" + (" (the shipped evidence scorer)" if group in SHIPPED_GROUPS else ""),
+           documents + FEATURE_GROUPS[group], sized) for group in FEATURE_GROUPS if group not in ("question", "size", "documents")],
+        ("size-aware + every evidence group", STRUCTURE_FEATURES + sum((FEATURE_GROUPS[g] for g in FEATURE_GROUPS
+                                                                        if g not in ("question", "size")), ()), sized),
     ]
     rows, helds = [], None
     with tqdm(total=len(configs) * len(args.sizes), desc="scoring", unit="size") as bar:
-        for name, features, extra, base in configs:
-            made, held = scorer_rows(name, analyses, cuts, args.folds, partial(EdgeScorer, features=features), extra,
-                                     bias, timeline=base, progress=bar)
+        for name, features, extra in configs:
+            made, by_size = scorer_rows(name, analyses, cuts, args.folds, partial(EdgeScorer, features=features), extra,
+                                        bias, progress=bar)
             rows += made
-            helds = held if base else helds
-    assert helds is not None  # the size-aware configuration is measured
+            helds = by_size if features == shipped else helds
+    assert helds is not None  # the shipped evidence scorer is measured
     for name, judgements in tqdm(readers, desc="readers", unit="reader"):
         rows += reader_rows(name, judgements, helds, args.folds, bias)
     print(f"Grouped-by-topic {args.folds}-fold CV over {len(topics)} topics (train + dev + sample), folds grouped by "
           f"the original topic; topics cut into topics of {', '.join(size_name(k) for k in args.sizes)} questions "
-          f"(seed {args.seed}); bias {bias}; the timeline and reader rows are over the size-aware scorer\n")
+          f"(seed {args.seed}); bias {bias}; the reader rows are over the shipped evidence scorer\n")
     print(format_curve(rows, args.sizes))
     print(f"\n({time.time() - start:.0f}s)")
     return 0

@@ -1,4 +1,5 @@
-"""`causalgraph train`: fit the edge scorer on train + dev + sample and write it with a model card
+"""`causalgraph train`: fit the size blend (a structure scorer and an evidence scorer, weighed by the topic's
+size) on train + dev + sample, for each construction-prior setting, and write it with a model card
 (`--reader crossencoder`: train and measure the cross-encoder reader instead)."""
 
 from __future__ import annotations
@@ -6,122 +7,79 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from functools import partial
 from pathlib import Path
 
-import numpy as np
-from sklearn.metrics import roc_auc_score
-
-from ..analysis.analyse import TopicAnalysis
 from ..config import DEFAULT_ENCODER, DEFAULT_MODEL, PACKAGE_DIR
 from ..data import data_files
 from ..data.load import id_ranges
-from ..experiments.inputs import describe_held, describe_shapes, labelled_analyses
-from ..learn.crossval import (TRAIN_COPIES, TopicShape, bootstrap_interval, choose_bias, fit_scorer,
-                              held_out_probabilities, nested_held_out_scores, resized_sets, size_aware_sets)
-from ..graph.features import QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES
-from ..learn.scorer import EdgeScorer, dump_scorer
+from ..experiments.inputs import describe_shapes, labelled_analyses
+from ..learn.bands import BAND_SIZES, SHIPPED_GROUPS, BlendReport, train_blend
+from ..learn.crossval import SIZE_COPIES, TRAIN_COPIES, TopicShape, bootstrap_interval, FoldResult
+from ..learn.scorer import SizeBlend, dump_scorer
+from ..reason.solve import PRIORS
 from ..run.output import check_outputs, write_files
 from .common import cv_inputs, cv_parser, plural, positive, run_command
 from .train_reader import crossencoder_main
 
-
-def size_list(text: str) -> tuple[int, ...]:
-    """--size-copies: comma-separated question counts, or 'none'."""
-    if text.strip() == "none":
-        return ()
-    try:
-        sizes = tuple(int(t) for t in text.split(",") if t.strip())
-    except ValueError:
-        sizes = ()
-    if not sizes or min(sizes) < 1:
-        raise argparse.ArgumentTypeError(f"--size-copies takes positive integers or 'none', got {text!r}")
-    return sizes
+REGIMES = (*BAND_SIZES, "whole", "test-shaped")
 
 
-def scorer_kind(sizes: tuple[int, ...]):
-    """The edge scorer to fit: size-aware (the size features too) when trained on copies of `sizes`."""
-    return partial(EdgeScorer, features=STRUCTURE_FEATURES if sizes else QUESTION_FEATURES)
+def regime_name(key) -> str:
+    return {"whole": "whole held-out topics", "test-shaped": "held-out topics cut to the answered split's shapes"}.get(
+        str(key), f"held-out topics cut into topics of {key} question{'s' if key != 1 else ''}")
 
 
-def training_sets(analyses: list[TopicAnalysis], shapes: list[TopicShape], sizes: tuple[int, ...]):
-    """(training copies, held-out copies): cut to `shapes`, and with copies of `sizes` questions where given."""
-    return size_aware_sets(analyses, shapes, sizes) if sizes else resized_sets(analyses, shapes)
-
-
-def cv_report(analyses: list[TopicAnalysis], folds: int, shapes: list[TopicShape], sizes: tuple[int, ...] = ()) -> dict:
-    """Edge AUC and nested grouped-CV AER scores, on whole held-out topics and, where `shapes` are given, on
-    held-out topics cut to those shapes (training then also sees copies cut to them, and copies of `sizes`
-    questions for a size-aware scorer)."""
-    extra, held = training_sets(analyses, shapes, sizes)
-    make_scorer = scorer_kind(sizes)
-    gold, p = held_out_probabilities(analyses, folds, make_scorer, extra=extra)
-    auc = roc_auc_score(gold, p)
-    report = {"auc": auc, "n_pairs": len(gold),
-              "n_pairs_with_docs": int(sum(len(a.table.pairs) for a in analyses if a.topic.documents)),
-              "doc_topics": id_ranges(a.topic.topic_id for a in analyses if a.topic.documents) or "none"}
-    for regime, copies in (("whole", None), ("resized", held)):
-        if regime == "resized" and not shapes:
+def format_report(priors: str, blend: SizeBlend, report: BlendReport) -> str:
+    """The nested grouped-CV figures of one setting, per size, with the bands each outer fold chose."""
+    lines = [f"--priors {priors}: nested grouped CV (each outer fold's bands chosen on the other folds' held-out "
+             "questions)"]
+    topics = report.held.question_topics()
+    for key in REGIMES:
+        where = report.question_keys == str(key)
+        if not where.any():
             continue
-        result, biases = nested_held_out_scores(analyses, folds, make_scorer, extra=extra, held=copies)
-        with_docs = np.isin(result.topics, [a.topic.topic_id for a in analyses if a.topic.documents])
-        report[regime] = {"result": result, "interval": bootstrap_interval(result), "biases": biases,
-                          "docs": float(result.scores[with_docs].mean())}
-    report["extra"], report["held"] = extra, held
-    return report
-
-
-def format_report(report: dict, folds: int, shapes: list[TopicShape]) -> str:
-    lines = [f"grouped {folds}-fold CV, the precision bias chosen by an inner CV in each fold;"
-             + (f" training adds {TRAIN_COPIES} copies of each topic cut to the answered split's topic shapes" if shapes else ""),
-             f"  edge AUC (whole held-out topics) {report['auc']:.3f}"]
-    names = {"whole": "whole held-out topics"}
-    if shapes:
-        names["resized"] = f"held-out topics cut to the answered split's shapes ({describe_held(report['held'], shapes)})"
-    for regime in ("whole", "resized"):
-        if regime in report:
-            r = report[regime]
-            lines.append(f"  {names[regime]}: AER score {r['result'].mean:.4f} over {len(r['result'].scores)} questions "
-                         f"(95% topic-bootstrap CI {r['interval'][0]:.3f}-{r['interval'][1]:.3f}; topics with documents "
-                         f"{r['docs']:.4f}; biases {r['biases']})")
-    lines.append(f"  pairs: {report['n_pairs']}, of which {report['n_pairs_with_docs']} in topics with documents ({report['doc_topics']})")
+        result = FoldResult(str(key), report.nested[where], topics[where])
+        low, high = bootstrap_interval(result)
+        lines.append(f"  {regime_name(key)}: AER score {result.mean:.4f} over {plural(int(where.sum()), 'question')} "
+                     f"(95% topic-bootstrap CI {low:.3f}-{high:.3f})")
+    lines.append("  bands chosen per outer fold (up to N questions: structure weight, bias): "
+                 + "; ".join(", ".join(f"{b.questions or 'more'}: {b.structure:g}/{b.bias}" for b in bands)
+                             for bands in report.fold_bands))
+    lines.append("  shipped bands: " + ", ".join(f"up to {b.questions} questions: weight {b.structure:g}, bias {b.bias}"
+                                                 if b.questions else f"more: weight {b.structure:g}, bias {b.bias}"
+                                                 for b in blend.bands))
     return "\n".join(lines)
 
 
-def size_note(sizes: tuple[int, ...]) -> str:
-    if not sizes:
-        return ""
-    return (f"; and, for each size k of {', '.join(map(str, sizes))}, about as many copies of k questions as cover the "
-            f"topic once, at that split's None share, so that the scorer (with the size features {', '.join(SIZE_FEATURES)}) "
-            "learns topics from a question alone up")
+def model_card(args: argparse.Namespace, blends: dict[str, SizeBlend], reports: dict[str, str],
+               shapes: list[TopicShape], topics, size: int) -> str:
+    aer = blends["aer"]
+    docs = id_ranges(t.topic_id for t in topics if t.documents) or "none"
+    return f"""# Edge scorer: P(E directly caused T), a size blend
 
+- Two scikit-learn HistGradientBoostingClassifiers (max_iter={aer.structure.max_iter}, learning_rate={aer.structure.learning_rate},
+  max_leaf_nodes={aer.structure.max_leaf_nodes}, random_state {aer.structure.random_state}):
+  - the structure scorer, over the question features: {", ".join(aer.structure.features or ())};
+  - the evidence scorer, over the question and size features and the document evidence groups
+    {", ".join(SHIPPED_GROUPS)}: {", ".join(f for f in aer.evidence.features or () if f not in (aer.structure.features or ()))}.
+- Their log-odds are mixed by the topic's size band, each band with its own precision bias (log-odds x 100),
+  chosen by grouped CV on held-out topics cut to {", ".join(map(str, BAND_SIZES))} questions, whole, and cut
+  to the shapes of the `{args.resize_to}` split{f" ({describe_shapes(shapes)})" if shapes else ""}. A topic
+  without documents is scored by the structure scorer alone.
+- Training pairs: the labelled topics whole, plus {TRAIN_COPIES if shapes else 0} copies of each cut to the answered split's topic shapes
+  (both scorers) and, for the evidence scorer, copies of {", ".join(map(str, SIZE_COPIES))} questions.
+- `--priors none`: the same, trained without the None-structure features on the questions that do not offer
+  None, and answered without the construction priors (rules: {", ".join(sorted(PRIORS["none"][0]))} off, None
+  prior weight {PRIORS["none"][1]}).
+- Encoder: `{args.encoder}` (frozen; the evidence stage uses its int8 version).
+- Data: every labelled question of `{args.data}` (train + dev + sample): {plural(len(topics), 'topic')}; documents
+  for topics {docs} (topics 11-36 read the partial evidence of train-evidence/).
+- Command: `python -m causalgraph.train --data {args.data} --folds {args.folds} --resize-to {args.resize_to} --out {args.out}{" --force" if args.force else ""}`
 
-def model_card(args: argparse.Namespace, scorer: EdgeScorer, report: dict, shapes: list[TopicShape], n_topics: int, size: int) -> str:
-    return f"""# Edge scorer: P(E directly caused T)
-
-- Model: scikit-learn HistGradientBoostingClassifier (max_iter={scorer.max_iter}, learning_rate={scorer.learning_rate},
-  max_leaf_nodes={scorer.max_leaf_nodes}, random_state {scorer.random_state}) over the pair features
-  {", ".join(scorer.features or ())}.
-  Document evidence features are {"used" if set(scorer.features or ()) - set(STRUCTURE_FEATURES) else "not used: they did not raise grouped-CV accuracy, so `answer` does not read the documents"}.
-- Precision bias chosen by grouped CV on all labelled topics: {scorer.bias} (log-odds x 100).
-- Training pairs: the labelled topics whole, plus {TRAIN_COPIES if shapes else 0} copies of each cut to random subsets of
-  questions with the shapes of the `{args.resize_to}` split's topics{f" ({describe_shapes(shapes)})" if shapes else ""}, since the
-  structure features depend on how many questions a topic has and how many offer None{size_note(args.size_copies)}.
-- Encoder for the similarity features: `{args.encoder}` (frozen).
-- Data: every labelled question of `{args.data}` (train + dev + sample): {plural(n_topics, 'topic')}, {report['n_pairs']}
-  distinct (cause, target) pairs; {report['n_pairs_with_docs']} of them in topics with documents ({report['doc_topics']}).
-- The AER scores below are those of the whole answer set program in `rules/` at the chosen bias.
-- Command: `python -m causalgraph.train --data {args.data} --folds {args.folds} --resize-to {args.resize_to} --size-copies {",".join(map(str, args.size_copies)) or "none"} --out {args.out}{" --force" if args.force else ""}`
-
-{format_report(report, args.folds, shapes)}
+{chr(10).join(reports[p] for p in blends)}
 
 - Size: {size / 1024:.1f} KiB.
 """
-
-
-# The shipped scorer's copies of many sizes: none, since the size-aware scorer (--size-copies 1,2,3,5,8,13,21,
-# crossval.SIZE_COPIES) lost 0.019 on whole held-out topics for at most 0.013 on small ones (BENCHMARKS.md, "Topic size").
-SHIPPED_SIZES: tuple[int, ...] = ()
 
 
 def build_parser():
@@ -131,9 +89,8 @@ def build_parser():
                         "a folder, and without it the reader is only measured")
     parser.add_argument("--force", action="store_true",
                         help=f"let --out write inside the installed package, e.g. over the shipped {DEFAULT_MODEL.name}")
-    parser.add_argument("--size-copies", type=size_list, default=SHIPPED_SIZES, metavar="SIZES",
-                        help="train a size-aware scorer (with the size features) on copies of these many questions as "
-                             f"well, e.g. 1,2,3; 'none' for the earlier scorer (default: {','.join(map(str, SHIPPED_SIZES)) or 'none'})")
+    parser.add_argument("--workers", type=positive(int), default=1, help="processes that solve the held-out topics")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     reader = parser.add_argument_group("the cross-encoder reader (--reader crossencoder)")
     reader.add_argument("--reader", choices=["crossencoder"], help="train this reader instead of the edge scorer")
     reader.add_argument("--base", default=DEFAULT_ENCODER, help="encoder to fine-tune: local path or hub name")
@@ -150,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
              if getattr(args, name) != parser.get_default(name)] + ([] if args.evidence else ["--no-evidence"])
     if args.reader is None and given:
         parser.error(f"{given[0]} applies to --reader crossencoder only")
-    inputs = cv_inputs(args)
+    inputs = cv_inputs(args, evidence=args.reader is None)  # 11-36 read train-evidence/ as their documents
     if inputs is None:
         return 2
     if args.reader is None and args.out is None:
@@ -169,16 +126,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     start = time.time()
-    analyses = labelled_analyses(topics, args.encoder)
-    report = cv_report(analyses, args.folds, shapes, args.size_copies)
-    print(format_report(report, args.folds, shapes))
-    extra, held = report["extra"], report["held"]
-    make_scorer = scorer_kind(args.size_copies)
-    bias = choose_bias(analyses, args.folds, make_scorer, extra=extra, held=held)
-    scorer = fit_scorer(partial(make_scorer, bias=bias), analyses, extra)
-    model = dump_scorer(scorer, args.encoder)
-    write_files({args.out: model, card: model_card(args, scorer, report, shapes, len(topics), len(model))})
-    print(f"bias {scorer.bias}; wrote {args.out} and {card} in {time.time() - start:.0f}s")
+    analyses = labelled_analyses(topics, args.encoder, progress=not args.quiet)
+    blends, reports = {}, {}
+    for priors in PRIORS:
+        say = None if args.quiet else (lambda line: print(f"[{time.time() - start:.0f}s] {line}", file=sys.stderr))
+        blends[priors], report = train_blend(analyses, shapes, args.folds, priors, args.workers, say)
+        reports[priors] = format_report(priors, blends[priors], report)
+        print(reports[priors])
+    model = dump_scorer(blends, args.encoder)
+    write_files({args.out: model, card: model_card(args, blends, reports, shapes, topics, len(model))})
+    print(f"wrote {args.out} and {card} in {time.time() - start:.0f}s")
     return 0
 
 

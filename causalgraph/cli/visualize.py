@@ -1,31 +1,38 @@
-"""`causalgraph visualize`: one topic's event graph as a self-contained interactive HTML page
-(see view/page.py for what it shows)."""
+"""`causalgraph visualize`: one topic's event graph as a self-contained interactive HTML page, to open in a
+browser (nothing is fetched from the network). Events are nodes (targets as boxes); an edge is a candidate
+cause, coloured and sized by its edge score; the chosen causes glow green and edges a rule excluded are dashed.
+Hovering shows texts, scores, rule atoms and evidence sentences; picking a question highlights its target and
+options and shows, for each option, its score and what decided it."""
 
 from __future__ import annotations
 
 import argparse
 import logging
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from tqdm import tqdm
 
 from ..analysis.analyse import analyse_topic
 from ..config import DEFAULT_MODEL, DEMO_DATA
-from ..data import SPLITS, DataError, Topic, data_files, load_split
+from ..data import SPLITS, DataError, Topic, input_files, load_data
 from ..learn.calibration import load_calibrations, match_calibrations
-from ..learn.scorer import EdgeScorer, load_scorer
+from ..learn.scorer import Scorer, load_scorer
 from ..readers.base import ReaderJudgements
 from ..readers.llm import EndpointError
 from ..reason.solve import SWITCHABLE, SolverParams
-from ..run.batch import Settings, answer_topic
+from ..run.batch import Settings, answer_topic, pair_evidence
 from ..run.calibrate import calibrated_settings
 from ..run.output import check_outputs
 from ..view.page import render_topic
-from .common import add_reader_options, check_reader_options, load_readers, reader_inputs, parse_groups, plural, prog, run_command
+from .common import (add_priors_option, add_reader_options, at_least, check_reader_options, load_readers, log_warnings, parse_groups,
+                     plural, prog, reader_inputs, resolved_priors, run_command)
+
+log = logging.getLogger(__name__)
 
 
-def visualize_topic(topic: Topic, path: str | Path, scorer: EdgeScorer, encoder: str,
+def visualize_topic(topic: Topic, path: str | Path, scorer: Scorer, encoder: str,
                     without: frozenset[str] = frozenset(), params: SolverParams = SolverParams(),
                     readers: tuple[ReaderJudgements, ...] = (), progress: bool = False) -> Path:
     """Analyse (documents read: the page shows their evidence), score and solve a topic (fusing the readers'
@@ -38,9 +45,32 @@ def visualize_topic(topic: Topic, path: str | Path, scorer: EdgeScorer, encoder:
         probabilities, solution = answer_topic(analysis, scorer, without, params, readers=readers)
         bar.update()
         bar.set_description("writing the page")
-        page = render_topic(analysis, probabilities, solution, path, readers)
+        page = render_topic(analysis, probabilities, solution, path, readers, pair_evidence(analysis, scorer))
         bar.update()
     return page
+
+
+# Characters of a topic's documents that the page reads by default: three times those of the largest topic of
+# the AER data (166,968); the page of 500,000 of them took 58 s and 0.75 GB on one core (issue 25's note).
+PAGE_DOCUMENT_CHARS = 500_000
+
+
+def capped(topic: Topic, most: int) -> Topic:
+    """The topic with its documents cut to their first `most` characters (whole documents, in order, then the
+    start of the one that crosses the mark), with a warning that says so; the topic itself where they fit."""
+    total = sum(len(d.content) for d in topic.documents)
+    if total <= most:
+        return topic
+    kept, left = [], most
+    for doc in topic.documents:
+        if left <= 0:
+            break
+        kept.append(doc if len(doc.content) <= left else replace(doc, content=doc.content[:left]))
+        left -= len(kept[-1].content)
+    log.warning("topic %s: its %s documents hold %s characters; the page reads the first %s of them, in %s "
+                "(--max-document-chars)", topic.topic_id, f"{len(topic.documents):,}", f"{total:,}", f"{most:,}",
+                plural(len(kept), "document"))
+    return replace(topic, documents=kept)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,11 +78,17 @@ def build_parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--demo", action="store_true", help="the built-in demo topic")
-    source.add_argument("--data", type=Path, help="AER data folder (../shared/aer or the public repository layout)")
-    parser.add_argument("--split", default="test", choices=SPLITS, help="the split of --data holding --topic (default test)")
-    parser.add_argument("--topic", type=int, help="topic id (required with --data)")
+    source.add_argument("--data", type=Path, metavar="PATH",
+                        help="your own topics (a folder holding questions.jsonl, or a .json/.yaml topic file), or an AER "
+                             "data folder with splits")
+    parser.add_argument("--split", choices=SPLITS, help="the split of an AER data folder holding --topic (default test)")
+    parser.add_argument("--topic", type=int, help="topic id (required where --data holds several topics)")
     parser.add_argument("--out", type=Path, help="HTML page to write (default: topicN.html)")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="trained edge scorer (joblib)")
+    parser.add_argument("--max-document-chars", type=at_least(0), default=PAGE_DOCUMENT_CHARS,
+                        help=f"characters of the topic's documents that the page analyses (default {PAGE_DOCUMENT_CHARS:,}, "
+                             "about a minute of analysis; the rest is left out, with a warning)")
+    add_priors_option(parser)
     parser.add_argument("--without", type=parse_groups, default=frozenset(),
                         help=f"rule groups to switch off: {','.join(SWITCHABLE)}")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -63,30 +99,33 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
-    if args.data and args.topic is None:
-        parser.error("give --topic with --data")
+    log_warnings()
     check_reader_options(parser, args)
     data, split = (DEMO_DATA, "sample") if args.demo else (args.data, args.split)
     try:
-        topics = load_split(data, split, None if args.topic is None else [args.topic])
+        topics = load_data(data, split, None if args.topic is None else [args.topic])
+        if len(topics) > 1:
+            raise DataError(data, None, f"holds {len(topics)} topics; choose one with --topic "
+                                        f"({', '.join(str(t.topic_id) for t in topics[:10])}{', ...' if len(topics) > 10 else ''})")
         out = args.out or Path(f"topic{topics[0].topic_id}.html")
-        check_outputs({"--out": out}, [*data_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
-        scorer, encoder = load_scorer(args.model)
+        check_outputs({"--out": out}, [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
+        priors = resolved_priors(args)
+        scorer, encoder = load_scorer(args.model, priors)
         readers = load_readers(args, data, split, topics)
     except (DataError, OSError, ValueError, EndpointError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    topic = topics[0]
+    topic = capped(topics[0], args.max_document_chars)
     try:  # weighed on this topic alone, without gold unless a calibration file is given
         calibrations = args.reader_calibration and match_calibrations(readers, load_calibrations(args.reader_calibration),
                                                                       args.reader_calibration)
-        readers = calibrated_settings(topics, Settings(args.model.resolve(), readers=readers), args.reader_weight,
-                                      calibrations).readers
+        settings = calibrated_settings(topics, Settings(args.model.resolve(), args.without, readers=readers, priors=priors),
+                                       args.reader_weight, calibrations)
     except DataError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    visualize_topic(topic, out, scorer, encoder, args.without, readers=readers, progress=not args.quiet)
+    without, params = settings.rules()
+    visualize_topic(topic, out, scorer, encoder, without, params, settings.readers, progress=not args.quiet)
     print(f"wrote {out}: topic {topic.topic_id}, {plural(len(topic.questions), 'question')}")
     return 0
 

@@ -7,11 +7,13 @@ import json
 import logging
 import os
 import re
+import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from .records import (LABELS, MAX_DOCUMENT_CHARS, SPLITS, DataError, Document, Question, Topic, check_text, parse_id,
-                      parse_labels, parse_topic_id, shown)
+from .records import (LABELS, MAX_DOCUMENT_CHARS, SPLITS, DataError, Document, Question, Topic, check_text,
+                      normalize_text, parse_id, parse_labels, parse_topic_id, shown)
 
 log = logging.getLogger(__name__)
 ISO_DATE = re.compile(r"(?:19|20)\d\d-\d\d-\d\d")
@@ -29,8 +31,34 @@ def _warn(path: str | os.PathLike, where: str, problem: str) -> None:
     log.warning("%s:%s: %s", path, where, problem)
 
 
+MAX_STREAM_BYTES = 1 << 30  # read from a pipe, whose size is not known beforehand
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """The bytes of an input file, read in time bounded by its size: a regular file whole, a pipe up to
+    MAX_STREAM_BYTES; DataError naming it for a device (/dev/zero never ends), a socket, or a pipe that sends
+    more."""
+    with open(path, "rb") as handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        if stat.S_ISREG(mode):
+            return handle.read()
+        if not stat.S_ISFIFO(mode):
+            kind = "a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode) else "not a file"
+            raise DataError(path, None, f"is {kind}, not a file to read")
+        data = handle.read(MAX_STREAM_BYTES + 1)
+    if len(data) > MAX_STREAM_BYTES:
+        raise DataError(path, None, f"more than {MAX_STREAM_BYTES:,} bytes from a pipe; give a file")
+    return data
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """An input file as UTF-8 text (a leading byte-order mark dropped), read as read_bytes reads it; DataError
+    naming the file and line of the first byte that is not UTF-8."""
+    return _read_text(Path(path))
+
+
 def _read_text(path: Path) -> str:
-    data = path.read_bytes()
+    data = read_bytes(path)
     try:
         return data.decode("utf-8-sig")  # a leading byte-order mark is accepted and dropped
     except UnicodeDecodeError as err:
@@ -85,35 +113,36 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
         yield lineno, obj
 
 
+def parse_question(obj: dict, path: str | os.PathLike, where: str) -> Question:
+    """One question object (a questions.jsonl line); gold labels are read from `golden_answer` when present."""
+    missing = [k for k in ("id", "topic_id", "target_event", *(f"option_{l}" for l in LABELS)) if k not in obj]
+    if missing:
+        raise DataError(path, where, f"missing field {missing[0]!r}")
+    qid = parse_id(obj["id"], path, where)
+    topic_id = parse_topic_id(obj["topic_id"], path, where)
+    texts = [obj["target_event"], *(obj[f"option_{l}"] for l in LABELS)]
+    if not all(isinstance(t, str) and t.strip() for t in texts):
+        raise DataError(path, where, f"question {shown(qid)} has an empty or non-string event text")
+    for text in texts:
+        check_text(text, path, where, f"an event text of question {shown(qid)}")
+    if len({normalize_text(t) for t in texts}) == 1:
+        raise DataError(path, where, f"question {shown(qid)} offers its target as every option; it has no answer "
+                                     "(an event never causes itself)")
+    gold = obj.get("golden_answer")
+    return Question(qid=qid, topic_id=topic_id, target=texts[0], options=tuple(texts[1:]),
+                    gold=None if gold is None else parse_labels(gold, path, where))
+
+
 def load_questions(path: str | os.PathLike) -> list[Question]:
     """Read a questions.jsonl file; gold labels are read from `golden_answer` when present."""
     questions: list[Question] = []
     seen: dict[str, int] = {}  # question id -> its line
     for lineno, obj in read_jsonl(path):
-        where = f"line {lineno}"
-        missing = [k for k in ("id", "topic_id", "target_event", *(f"option_{l}" for l in LABELS)) if k not in obj]
-        if missing:
-            raise DataError(path, where, f"missing field {missing[0]!r}")
-        qid = parse_id(obj["id"], path, where)
-        if qid in seen:
-            raise DataError(path, where, f"duplicate question id {shown(qid)} (first on line {seen[qid]})")
-        seen[qid] = lineno
-        topic_id = parse_topic_id(obj["topic_id"], path, where)
-        texts = [obj["target_event"], *(obj[f"option_{l}"] for l in LABELS)]
-        if not all(isinstance(t, str) and t.strip() for t in texts):
-            raise DataError(path, where, f"question {shown(qid)} has an empty or non-string event text")
-        for text in texts:
-            check_text(text, path, where, f"an event text of question {shown(qid)}")
-        gold = obj.get("golden_answer")
-        questions.append(
-            Question(
-                qid=qid,
-                topic_id=topic_id,
-                target=texts[0],
-                options=tuple(texts[1:]),
-                gold=None if gold is None else parse_labels(gold, path, where),
-            )
-        )
+        question = parse_question(obj, path, f"line {lineno}")
+        if question.qid in seen:
+            raise DataError(path, f"line {lineno}", f"duplicate question id {shown(question.qid)} (first on line {seen[question.qid]})")
+        seen[question.qid] = lineno
+        questions.append(question)
     return questions
 
 
@@ -146,7 +175,11 @@ def load_documents(path: str | os.PathLike) -> dict[int, tuple[str, list[Documen
     """Read a docs.json file: {topic_id: (topic title, documents)}. Documents without text are skipped and
     documents over MAX_DOCUMENT_CHARS are cut, each with a warning."""
     path = Path(path)
-    data = _parse_json(_read_text(path), path)
+    return parse_documents(_parse_json(_read_text(path), path), path)
+
+
+def parse_documents(data, path: Path) -> dict[int, tuple[str, list[Document]]]:
+    """The documents of a parsed docs.json (a list of {topic_id, topic, docs}) by topic (see load_documents)."""
     if not isinstance(data, list):
         raise DataError(path, None, f"expected a JSON list of topics, got {type(data).__name__}")
     topics: dict[int, tuple[str, list[Document]]] = {}
@@ -231,41 +264,193 @@ def group_topics(questions: Iterable[Question], documents: dict[int, tuple[str, 
     return [topics[t] for t in sorted(topics)]
 
 
-def id_ranges(ids: Iterable[int]) -> str:
-    """Sorted ids with runs shortened to ranges: "1-3, 7"."""
+MOST_RUNS = 20  # of ids that a message names; the others are counted
+
+
+def id_ranges(ids: Iterable[int], most: int | None = None) -> str:
+    """Sorted ids with runs shortened to ranges: "1-3, 7"; with `most`, the first `most` runs and a count of
+    the other ids ("1, 3, 5 and 4,997 more"), so that a message stays short however many ids it names."""
     runs: list[list[int]] = []
     for i in sorted(set(ids)):
         if runs and i == runs[-1][1] + 1:
             runs[-1][1] = i
         else:
             runs.append([i, i])
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+    shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs[:most])
+    rest = sum(b - a + 1 for a, b in runs[most:]) if most is not None else 0
+    return f"{shown} and {rest:,} more" if rest else shown
 
 
 def warn_without_documents(topics: Iterable[Topic]) -> None:
     """One warning that names the topics without documents: they are answered from their question texts."""
     missing = [t.topic_id for t in topics if not t.documents]
     if missing:
-        which = f"topic {missing[0]} has" if len(missing) == 1 else f"topics {id_ranges(missing)} have"
+        which = f"topic {missing[0]} has" if len(missing) == 1 else f"topics {id_ranges(missing, MOST_RUNS)} have"
         log.warning("%s no documents; answered from the question texts only", which)
 
 
-def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | None = None) -> list[Topic]:
-    """Load one split of a data folder as topics; `topics` restricts to those ids."""
+def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | TopicIds | None = None) -> list[Topic]:
+    """Load one split of a data folder as topics; `topics` (ids, or TopicIds) restricts to those ids, each of
+    which must be in the split."""
     if split not in SPLITS:
         raise DataError(root, None, f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
     path = split_dir(root, split) / "questions.jsonl"
     questions = load_questions(path)
     if not questions:
         raise DataError(path, None, "no questions in the file")
-    result = group_topics(questions, all_documents(root))
-    if topics is not None:
-        wanted = set(topics)
-        unknown = wanted - {t.topic_id for t in result}
-        if unknown:
-            raise DataError(split_dir(root, split), None, f"unknown topic {sorted(unknown)[0]} in split {split}")
-        result = [t for t in result if t.topic_id in wanted]
-    return result
+    return _only(group_topics(questions, all_documents(root)), topics, split_dir(root, split), f" in split {split}")
+
+
+def _only(found: list[Topic], topics: Iterable[int] | TopicIds | None, where: Path, what: str) -> list[Topic]:
+    """The topics of `topics` (ids, or TopicIds; None: all), each of which must be found; DataError naming the
+    first unknown id."""
+    if topics is None:
+        return found
+    wanted = topics if isinstance(topics, TopicIds) else set(topics)
+    present = {t.topic_id for t in found}
+    unknown = wanted.first_missing(present) if isinstance(wanted, TopicIds) else min(wanted - present, default=None)
+    if unknown is not None:
+        raise DataError(where, None, f"unknown topic {unknown}{what}")
+    return [t for t in found if t.topic_id in wanted]
+
+
+@dataclass(frozen=True)
+class TopicIds:
+    """Topic ids as the ranges that name them (first, last), never expanded: `--topics 1-999999999999` costs
+    no more than `--topics 1-2`."""
+
+    ranges: tuple[tuple[int, int], ...]
+
+    def __str__(self) -> str:
+        return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in self.ranges)
+
+    def __contains__(self, topic_id: object) -> bool:
+        return isinstance(topic_id, int) and any(first <= topic_id <= last for first, last in self.ranges)
+
+    def first_missing(self, present: set[int]) -> int | None:
+        """The smallest id of the ranges that is not in `present` (None when every one is), in time linear in
+        the size of `present` and the number of ranges."""
+        missing = []
+        for first, last in self.ranges:
+            topic_id = first
+            while topic_id <= last and topic_id in present:
+                topic_id += 1
+            if topic_id <= last:
+                missing.append(topic_id)
+        return min(missing, default=None)
+
+
+TOPIC_FILE_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def is_own_topics(path: str | os.PathLike) -> bool:
+    """Whether `path` is a user's own topics (a topic file, or a folder holding questions.jsonl itself) rather
+    than an AER data folder with splits."""
+    path = Path(path)
+    return path.is_file() or path.suffix in TOPIC_FILE_SUFFIXES or is_topic_folder(path)
+
+
+def is_topic_folder(path: str | os.PathLike) -> bool:
+    """Whether `path` is a folder that holds questions.jsonl itself (a user's own topics), not split folders."""
+    return (Path(path) / "questions.jsonl").is_file()
+
+
+def input_files(path: str | os.PathLike) -> list[Path]:
+    """Every file that reading `path` (see load_data) may read: a topic file, a topic folder's two files, or
+    each split's files of a data folder."""
+    path = Path(path)
+    if path.is_file():
+        return [path]
+    return [path / "questions.jsonl", path / "docs.json", *data_files(path)]
+
+
+def _parse_topic_file(path: Path):
+    """The value of a JSON or YAML topic file; DataError naming the line where it is not valid."""
+    text = _read_text(path)
+    if path.suffix == ".json":
+        return _parse_json(text, path)
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else None
+        raise DataError(path, where, f"bad YAML ({getattr(err, 'problem', None) or err})") from None
+
+
+def _document_entry(doc):
+    """A topic file's document as a docs.json one: `date` (a YAML date too) for `parsed_date`."""
+    if not isinstance(doc, dict):
+        return doc
+    date = doc.get("parsed_date", doc.get("date"))
+    return {**doc, "parsed_date": date.isoformat() if isinstance(date, datetime.date) else date}
+
+
+def load_topic_file(path: str | os.PathLike) -> list[Topic]:
+    """The topics of one JSON or YAML file: a topic, or a list of them, each an object with `questions` (as in
+    questions.jsonl, where `topic_id` and `id` may be left out: the topic's position from 1 and q1, q2, ...),
+    and optionally `topic` (its title), `topic_id` and `documents` ({title, content, date, source}, as in
+    docs.json, with `date` for `parsed_date`). DataError naming the topic and question on bad input."""
+    path = Path(path)
+    if path.suffix not in TOPIC_FILE_SUFFIXES:
+        raise DataError(path, None, f"a topic file ends in {', '.join(TOPIC_FILE_SUFFIXES)}")
+    data = _parse_topic_file(path)
+    entries = data if isinstance(data, list) else [data]
+    topics: list[Topic] = []
+    seen: dict[str, str] = {}  # question id -> where it was first
+    for i, entry in enumerate(entries):
+        where = f"topic {i + 1}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("questions"), list) or not entry["questions"]:
+            raise DataError(path, where, "expected an object with a non-empty 'questions' list")
+        topic_id = parse_topic_id(entry.get("topic_id", i + 1), path, where)
+        questions = []
+        for j, obj in enumerate(entry["questions"]):
+            q_where = f"{where}, question {j + 1}"
+            if not isinstance(obj, dict):
+                raise DataError(path, q_where, "expected an object with 'target_event' and 'option_A' .. 'option_D'")
+            question = parse_question({"topic_id": topic_id, "id": f"q{len(seen) + 1}", **obj}, path, q_where)
+            if question.topic_id != topic_id:
+                raise DataError(path, q_where, f"topic_id {question.topic_id} is not its topic's ({topic_id})")
+            if question.qid in seen:
+                raise DataError(path, q_where, f"duplicate question id {shown(question.qid)} (first in {seen[question.qid]})")
+            seen[question.qid] = q_where
+            questions.append(question)
+        docs = entry.get("documents", [])
+        if not isinstance(docs, list):
+            raise DataError(path, where, "'documents' must be a list of {title, content} objects")
+        docs = [_document_entry(d) for d in docs]
+        title, documents = parse_documents([{"topic_id": topic_id, "topic": str(entry.get("topic", "")), "docs": docs}],
+                                           path)[topic_id]
+        if any(t.topic_id == topic_id for t in topics):
+            raise DataError(path, where, f"topic_id {topic_id} is given to two topics")
+        topics.append(Topic(topic_id, questions, documents, title))
+    return sorted(topics, key=lambda t: t.topic_id)
+
+
+def load_data(path: str | os.PathLike, split: str | None = None,
+              topics: Iterable[int] | TopicIds | None = None) -> list[Topic]:
+    """The topics of any input a user may give: a JSON or YAML topic file (load_topic_file), a folder that
+    holds questions.jsonl and, optionally, docs.json itself (a user's own topics: no split), or an AER data
+    folder in either layout (`split`, default test); `topics` restricts to those ids."""
+    path = Path(path)
+    if path.is_file() or path.suffix in TOPIC_FILE_SUFFIXES:
+        if split is not None:
+            raise DataError(path, None, "a topic file has no splits; leave out --split")
+        if not path.is_file():
+            raise DataError(path, None, "no such file")
+        found = load_topic_file(path)
+    elif is_topic_folder(path):
+        if split is not None:
+            raise DataError(path, None, "holds questions.jsonl itself, not splits; leave out --split")
+        questions = load_questions(path / "questions.jsonl")
+        if not questions:
+            raise DataError(path / "questions.jsonl", None, "no questions in the file")
+        docs = path / "docs.json"
+        found = group_topics(questions, load_documents(docs) if docs.is_file() else {})
+    else:
+        return load_split(path, split or "test", topics)
+    return _only(found, topics, path, "")
 
 
 def load_train_evidence(root: str | os.PathLike) -> dict[int, list[Document]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import reprlib
+import unicodedata
 from dataclasses import dataclass, field
 
 LABELS = ("A", "B", "C", "D")
@@ -91,6 +92,25 @@ def parse_labels(answer: str, path: str | os.PathLike, where: str, allow_empty: 
     if not labels and not allow_empty:
         raise DataError(path, where, "empty answer")
     return frozenset(label.upper() for label in labels)
+
+
+# What a terminal or a log line must not get raw from the data: control characters (escape sequences begin with
+# one), format characters (bidi overrides, zero-width ones), line and paragraph separators, and code points that
+# are no characters. Only characters outside printable ASCII are looked at.
+_NOT_ASCII = re.compile(r"[^ -~]")
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def escaped(text: str, keep: str = "") -> str:
+    r"""`text` with every character a terminal could act on (ESC, bidi overrides, line breaks, ...) written as
+    its Python escape (, ‮), except the characters of `keep` (say "
+")."""
+
+    def escape(match: re.Match) -> str:
+        c = match.group()
+        return c if c in keep or unicodedata.category(c) not in _UNSAFE_CATEGORIES else repr(c)[1:-1]
+
+    return _NOT_ASCII.sub(escape, text)
 
 
 def shown(value) -> str:

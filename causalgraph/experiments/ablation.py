@@ -12,11 +12,19 @@ from ..reason.solve import SWITCHABLE, SolverParams
 def ablation_rows(analyses, folds: int, params: SolverParams = SolverParams(), extra=None, held=None,
                   progress: bool = False) -> list[FoldResult]:
     """The full program first, then one row per switchable rule group switched off. `extra` and `held` are
-    per-topic copies added to training and scored in place of the topics (see crossval.resized_sets)."""
-    scored, edges = held_out_edges(analyses, fold_scorers(analyses, folds, extra=extra), held)
+    per-topic copies added to training and scored in place of the topics (see crossval.resized_sets). With
+    `progress`, a bar of the steps (training the fold scorers, then solving under each program) on stderr."""
     programs = {"full program": frozenset(), **{f"without {g}": frozenset({g}) for g in SWITCHABLE}}
-    return [held_out_scores(scored, edges, name, without, params)
-            for name, without in tqdm(programs.items(), desc="programs", unit="program", disable=not progress)]
+    rows = []
+    with tqdm(total=1 + len(programs), desc=f"training the scorers of {folds} folds", unit="step",
+              disable=not progress) as bar:
+        scored, edges = held_out_edges(analyses, fold_scorers(analyses, folds, extra=extra), held)
+        for name, without in programs.items():
+            bar.update()
+            bar.set_description(f"solving: {name}")
+            rows.append(held_out_scores(scored, edges, name, without, params))
+        bar.update()
+    return rows
 
 
 def format_table(rows: list[FoldResult]) -> str:

@@ -19,8 +19,9 @@ from ..analysis.analyse import TopicAnalysis, subset_analysis
 from ..config import DEFAULT_MODEL
 from ..data import LABELS, question_score
 from ..learn.calibration import calibrate_readers, option_evidence
-from ..learn.crossval import TRAIN_COPIES, TopicShape, fit_scorer, fold_scorers, resized_copies
-from ..learn.scorer import EdgeScorer, edge_scores, load_scorer, reads_documents
+from ..learn.bands import scorer_kinds
+from ..learn.crossval import SIZE_COPIES, TRAIN_COPIES, TopicShape, fit_scorer, resized_copies, sized_copies
+from ..learn.scorer import SizeBand, SizeBlend, edge_scores, load_scorer, reads_documents
 from ..readers.base import ReaderJudgements
 from ..readers.calibration import MIN_OPEN, SCALE, Key, ReaderCalibration, fit_all_with_gold, vote
 from ..reason.solve import SolverParams, solve_analysis
@@ -51,23 +52,33 @@ def judged_topics(analyses: Sequence[TopicAnalysis], qids: set[str]) -> list[Top
 
 
 def structure_edges(analyses: list[TopicAnalysis], pieces: Sequence[TopicAnalysis], folds: int,
-                    shapes: list[TopicShape] | None = None, seed: int | None = None) -> list[dict]:
+                    shapes: list[TopicShape] | None = None, seed: int | None = None,
+                    model=DEFAULT_MODEL) -> list[dict]:
     """The structure model of the readers' measurements, the one place they take it from: the edge scores of each
     of `pieces` (topics cut from `analyses`) by the scorer of grouped CV over `analyses` that did not see its
-    topic, trained as `train` trains the shipped scorer for the split it answers, with copies of the labelled
-    topics cut to `shapes` (default: the pieces' own shapes). With a `seed`, the topics are shuffled into folds
-    (a repeat of the CV); without, the folds of `fold_scorers`."""
+    topic. It is the kind `train` ships: a size blend of a structure scorer and an evidence scorer, fitted as
+    `train` fits them with copies of the labelled topics cut to `shapes` (default: the pieces' own shapes), their
+    log-odds mixed with the bands of `model`'s scorer. With a `seed`, the topics are shuffled into folds (a repeat
+    of the CV); without, the folds of `GroupKFold`."""
     shapes = shapes or [TopicShape.of(p.topic) for p in pieces]
     extra = resized_copies(analyses, shapes, TRAIN_COPIES, seed=1)
-    if seed is None:
-        models = dict(zip([a.topic.topic_id for a in analyses], fold_scorers(analyses, folds, extra=extra)))
-    else:
-        ids = [a.topic.topic_id for a in analyses]
-        models = {}
-        for train, test in GroupKFold(n_splits=folds, shuffle=True, random_state=seed).split(ids, groups=ids):
-            scorer = fit_scorer(EdgeScorer, [analyses[i] for i in train], [extra[i] for i in train])
-            models.update({ids[i]: scorer for i in test})
+    sized = [a + b for a, b in zip(extra, sized_copies(analyses, SIZE_COPIES, shapes))]
+    make_structure, make_evidence = scorer_kinds()
+    bands = shipped_bands(model)
+    ids = [a.topic.topic_id for a in analyses]
+    cv = GroupKFold(n_splits=folds, shuffle=True, random_state=seed) if seed is not None else GroupKFold(folds)
+    models = {}
+    for train, test in cv.split(ids, groups=ids):
+        blend = SizeBlend(fit_scorer(make_structure, [analyses[i] for i in train], [extra[i] for i in train]),
+                          fit_scorer(make_evidence, [analyses[i] for i in train], [sized[i] for i in train]), bands)
+        models.update({ids[i]: blend for i in test})
     return [edge_scores(p.table, models[p.topic.topic_id]) for p in pieces]
+
+
+def shipped_bands(model=DEFAULT_MODEL) -> tuple[SizeBand, ...]:
+    """The size bands of `model`'s scorer (one band at its bias, all structure, for a single scorer)."""
+    scorer = load_scorer(model)[0]
+    return scorer.bands if isinstance(scorer, SizeBlend) else (SizeBand(None, 1.0, scorer.bias_for(10**9)),)
 
 
 def answered_sets(scored: list, edges: list) -> list[Run]:
@@ -91,7 +102,10 @@ def gold_of(runs: Sequence[Run], topics: set[int] | None = None) -> dict[Key, bo
             for label in LABELS if label != q.none_label}
 
 
-def fused_scores(runs: Sequence[Run], setting: ReaderSetting, bias: int, folds: int,
+Bias = int | Callable[[int], int]  # a precision bias, or one by the number of a topic's questions
+
+
+def fused_scores(runs: Sequence[Run], setting: ReaderSetting, bias: Bias, folds: int,
                  judged: set[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per-question scores (of the questions in `judged`, default all) and their topics, the runs solved with the
     readers that `setting(analyses, edges, training_topics)` returns for each outer fold's held-out topics."""
@@ -107,7 +121,8 @@ def fused_scores(runs: Sequence[Run], setting: ReaderSetting, bias: int, folds: 
             readers = setting([a for a, _ in part], [e for _, e in part], training)
             for a, e in part:
                 qids = {q.qid for q in a.topic.questions}
-                solution = solve_analysis(a, e, params=SolverParams(bias=bias),
+                n = len(a.topic.questions)
+                solution = solve_analysis(a, e, params=SolverParams(bias=bias(n) if callable(bias) else bias),
                                           readers=tuple(r.for_questions(qids) for r in readers))
                 for q in a.topic.questions:
                     if judged is None or q.qid in judged:
@@ -150,7 +165,7 @@ def with_gold(readers: Sequence[ReaderJudgements], runs: Sequence[Run], scale: f
     return setting
 
 
-def nested_weight(runs: Sequence[Run], readers: Sequence[ReaderJudgements], bias: int, folds: int,
+def nested_weight(runs: Sequence[Run], readers: Sequence[ReaderJudgements], bias: Bias, folds: int,
                   weights=READER_WEIGHTS) -> tuple[np.ndarray, list, dict[int, float]]:
     """The fixed weight chosen by nested grouped CV (each outer fold takes the weight best on its training
     topics; weight 0 is the structure alone): its per-question held-out scores (in `fused_scores`' order), the
@@ -194,7 +209,7 @@ def open_rates(runs: Sequence[Run], reader: ReaderJudgements) -> tuple[int, floa
     return len(v), float((v & g).sum() / max(g.sum(), 1)), float((~v & ~g).sum() / max((~g).sum(), 1))
 
 
-def scale_choice(makes: Sequence[Callable[[float], ReaderSetting]], runs, bias: int, folds: int,
+def scale_choice(makes: Sequence[Callable[[float], ReaderSetting]], runs, bias: Bias, folds: int,
                  scales=SCALES) -> tuple[list[dict[float, float]], float, list]:
     """For each setting maker (one per reader), the fused score at each scale; and the nested grouped-CV score
     over all of them pooled, each outer fold taking the scale that scores best on its training topics (with the
@@ -239,7 +254,7 @@ class CalibrationReport:
         return "\n".join(rows)
 
 
-def calibration_cv(analyses, readers: Sequence[ReaderJudgements], bias: int, folds: int, scales=SCALES,
+def calibration_cv(analyses, readers: Sequence[ReaderJudgements], bias: Bias, folds: int, scales=SCALES,
                    progress: bool = True) -> CalibrationReport:
     """Grouped CV of the readers' gold calibration at each scale, on the labelled topics cut to the questions the
     readers judged (each answered with the edge scores of `structure_edges`); the calibrations fitted on all

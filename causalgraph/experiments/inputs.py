@@ -13,6 +13,8 @@ from ..config import DEFAULT_MODEL, default_cache_dir
 from ..data import DataError, Topic, load_labelled, load_split
 from ..learn.crossval import HELD_COPIES, TopicShape
 from ..learn.scorer import load_scorer
+from ..text.embed import load_encoder
+from ..text.extract import load_nlp
 
 
 def cv_inputs(data: str | os.PathLike, folds: int, resize_to: str | None = "test",
@@ -30,9 +32,23 @@ def cv_inputs(data: str | os.PathLike, folds: int, resize_to: str | None = "test
 def labelled_analyses(topics: list[Topic], encoder: str, progress: bool = True,
                       documents: bool = True) -> list[TopicAnalysis]:
     """The topics' analyses (their documents read unless `documents` is False) through the cache folder that
-    `answer` uses, so reruns skip spaCy and the encoder; a progress bar on stderr unless `progress` is False."""
+    `answer` uses, so reruns skip spaCy and the encoder; a progress bar on stderr unless `progress` is False,
+    which says so while the models load (tens of seconds, before the first topic not in the cache)."""
     cache = AnalysisCache.open(default_cache_dir(), encoder, documents)
-    return [cache.analyse(t)[0] for t in tqdm(topics, desc="analysing", unit="topic", disable=not progress)]
+    missing = [t for t in topics if not cache.path(t).is_file()]
+    analyses = []
+    with tqdm(total=len(topics), desc="analysing", unit="topic", disable=not progress) as bar:
+        if missing:
+            spacy = documents and any(t.documents for t in missing)
+            bar.set_postfix_str(f"loading {'spaCy and ' if spacy else ''}{encoder}")
+            if spacy:
+                load_nlp()
+            load_encoder(encoder)
+            bar.set_postfix_str(f"{len(missing)} not in the cache")
+        for topic in topics:
+            analyses.append(cache.analyse(topic)[0])
+            bar.update()
+    return analyses
 
 
 def target_shapes(data: str | os.PathLike, split: str | None) -> list[TopicShape]:
@@ -43,8 +59,14 @@ def target_shapes(data: str | os.PathLike, split: str | None) -> list[TopicShape
 
 
 def shipped_bias() -> int:
-    """The precision bias that `train` chose for the shipped scorer."""
-    return load_scorer(DEFAULT_MODEL)[0].bias
+    """The precision bias that `train` chose for the shipped scorer's largest topics (the CV commands' whole
+    labelled topics)."""
+    return load_scorer(DEFAULT_MODEL)[0].bias_for(10**9)
+
+
+def shipped_biases():
+    """The shipped scorer's precision bias by the number of a topic's questions (its size bands)."""
+    return load_scorer(DEFAULT_MODEL)[0].bias_for
 
 
 def describe_shapes(shapes: list[TopicShape]) -> str:

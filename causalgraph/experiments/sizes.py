@@ -1,10 +1,9 @@
 """The size curve: the labelled topics cut into topics of k questions and answered under folds grouped by the
-original topic, for edge scorers, the documents' timeline edges and readers alone and fused; and which
+original topic, for edge scorers and readers alone and fused; and which
 answered topics had little to go on."""
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,17 +11,17 @@ from sklearn.metrics import roc_auc_score
 
 from ..analysis.analyse import TopicAnalysis
 from ..data import question_score
+from ..data.load import MOST_RUNS
 from ..learn.crossval import cut_topic, fold_scorers
 from ..learn.scorer import edge_scores
 from ..readers.base import Judgement
 from ..reason.solve import SolverParams, solve_analysis
 from .fusion import READER_WEIGHTS, nested_choice, scores_by_weight
 
-SIZES = (1, 3, 5, 10, None)  # None: whole topics
-TIMELINE_GRID = tuple(itertools.product((0, 100, 300), (0, 100, 300)))  # (doc_order, mediated)
+SIZES: tuple[int | str | None, ...] = (1, 3, 5, 10, None, "test-shaped")  # None: whole; "test-shaped": resized_sets' held copies
 
 
-def size_name(k: int | None) -> str:
+def size_name(k: int | str | None) -> str:
     return "whole" if k is None else str(k)
 
 
@@ -80,29 +79,6 @@ def option_auc(held: Held, none_offered: bool = False) -> float:
     return float(roc_auc_score(gold, scores)) if len(set(gold)) == 2 else float("nan")
 
 
-def has_timeline_facts(analysis: TopicAnalysis) -> bool:
-    """Whether the documents' timeline orders or links any two events of the topic (else its edges add no fact)."""
-    norm = {n: analysis.graph.nodes[n]["norm"] for n in analysis.graph}
-    norms = set(norm.values())
-    return (any(analysis.timeline.after(norm[e], norm[t]) for e, t in analysis.table.pairs)
-            or any(a in norms and b in norms for a, b in analysis.timeline.causes))
-
-
-def timeline_scores(held: Held, bias: int) -> dict[tuple[int, int], np.ndarray]:
-    """Per-question scores at every (doc_order, mediated) setting of TIMELINE_GRID; topics whose timeline adds
-    no fact are solved once."""
-    parts = []  # per held-out topic: its scores by setting
-    for a, e in zip(held.topics, held.edges):
-        one = Held([a], [e])
-        if has_timeline_facts(a):
-            parts.append({s: question_scores(one, SolverParams(bias=bias, doc_order=s[0], mediated=s[1]))
-                          for s in TIMELINE_GRID})
-        else:
-            fixed = question_scores(one, SolverParams(bias=bias))
-            parts.append(dict.fromkeys(TIMELINE_GRID, fixed))
-    return {s: np.concatenate([p[s] for p in parts]) if parts else np.zeros(0) for s in TIMELINE_GRID}
-
-
 def reader_alone(held: Held, judgements: dict[tuple[str, str], Judgement]) -> np.ndarray:
     """Per-question scores of the reader's own answers: the options it judges causes (P >= 0.5, or its most
     probable option when it gives none that high); 0 for a question it did not judge or answered with nothing."""
@@ -131,13 +107,12 @@ class Row:
 
 
 def scorer_rows(name: str, analyses, cuts_by_size: dict, folds: int, make_scorer, extra, bias: int,
-                timeline: bool = False, progress=None) -> tuple[list[Row], dict]:
+                progress=None) -> tuple[list[Row], dict]:
     """Score, score on the questions that do not offer None, and the option AUC on those questions, per size,
-    for the scorer `make_scorer` trained on the topics and their `extra` copies in grouped folds; with
-    `timeline`, the score with the documents' timeline edges, their weights chosen per outer fold. Returns
-    the rows and the held-out topics by size (for the readers)."""
+    for the scorer `make_scorer` trained on the topics and their `extra` copies in grouped folds. Returns the
+    rows and the held-out topics by size (for the readers)."""
     scorers = fold_scorers(analyses, folds, make_scorer, extra)
-    score, plain, auc, with_timeline, chosen = {}, {}, {}, {}, {}
+    score, plain, auc = {}, {}, {}
     helds = {}
     for k, cuts in cuts_by_size.items():
         held = helds[k] = held_out(cuts, scorers)
@@ -145,15 +120,10 @@ def scorer_rows(name: str, analyses, cuts_by_size: dict, folds: int, make_scorer
         score[k] = scores.mean()
         plain[k] = scores[~held.none_offered()].mean()
         auc[k] = option_auc(held)
-        if timeline:
-            by_setting = timeline_scores(held, bias)
-            with_timeline[k], chosen[k] = nested_choice(by_setting, held.question_topics(), folds, size=sum)
         if progress is not None:
             progress.update()
     rows = [Row(name, score), Row("  questions that do not offer None", plain),
             Row("  option AUC, questions that do not offer None", auc)]
-    if timeline:
-        rows.append(Row("  + timeline edges (doc_order, mediated chosen per outer fold)", with_timeline, chosen))
     return rows, helds
 
 
@@ -192,17 +162,26 @@ def format_curve(rows: list[Row], sizes) -> str:
 # From the size curve (BENCHMARKS.md, "Topic size"): below this many questions a topic's own structure
 # carries little, and a reader is what can add.
 THIN_QUESTIONS = 10
-HELPFUL_OPTIONS = "--reader-scores FILE, --llm-url URL or --crossencoder MODEL"
+# What a user can bring on any machine, offline included: no reader weights ship, and a hub name is no help
+# where the hub cannot be reached.
+HELPFUL_READERS = "--reader-scores FILE (another system's answers) or --llm-url URL (your endpoint)"
 
 
-def thin_topics(topics, readers: bool) -> tuple[list[int], str | None]:
+def thin_topics(topics, readers: bool, documents: bool = True) -> tuple[list[int], str | None]:
     """The ids of the answered topics with little to go on (fewer than THIN_QUESTIONS questions and no reader),
-    and a one-line message naming them and the options that would help; ([], None) when there are none."""
+    and a one-line message naming them and what would help: their documents, where the scorer reads documents
+    (`documents`) and a thin topic has none, and a reader the user brings; ([], None) when there are none."""
     if readers:
         return [], None
-    thin = [t.topic_id for t in topics if len(t.questions) < THIN_QUESTIONS]
+    thin = [t for t in topics if len(t.questions) < THIN_QUESTIONS]
     if not thin:
         return [], None
-    names = ", ".join(map(str, thin))
-    return thin, (f"topic{'s' if len(thin) > 1 else ''} {names}: fewer than {THIN_QUESTIONS} questions and no reader, "
-                  f"so the answers rest on little structure; a reader would help ({HELPFUL_OPTIONS})")
+    ids = [t.topic_id for t in thin]
+    name = lambda ts: (f"topic{'s' if len(ts) > 1 else ''} {', '.join(map(str, ts[:MOST_RUNS]))}"
+                       + (f" and {len(ts) - MOST_RUNS:,} more" if len(ts) > MOST_RUNS else ""))
+    bare = [t.topic_id for t in thin if not t.documents]
+    whose = ("their" if len(bare) > 1 else "its") if bare == ids else f"those of {name(bare)}"
+    helps = (f"documents, {whose} (docs.json, or a topic file's `documents`), or a reader: "
+             if documents and bare else "a reader: ")
+    return ids, (f"{name(ids)}: fewer than {THIN_QUESTIONS} questions and no reader; what would help: "
+                 f"{helps}{HELPFUL_READERS}")

@@ -1,2 +1,2 @@
 """Stage 3, graph: one networkx graph per topic (a node per distinct event text, an edge per candidate cause)
-and the features of its candidate edges."""
+and the question-structure features of its candidate edges."""

@@ -1,15 +1,13 @@
-"""Features of every candidate edge (E, T) of a topic graph: question structure, similarity and document evidence."""
+"""Question-structure features of every candidate edge (E, T) of a topic graph: how the questions offer the pair,
+and how similar its two texts are."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
-import pandas as pd
 
-from ..text.evidence import EVIDENCE_FEATURES
 from .topic import candidate_pairs
 
 STOPWORDS = frozenset(
@@ -40,9 +38,6 @@ QUESTION_FEATURES = (
 SIZE_FEATURES = ("pair_n_questions", "cause_n_mentions", "target_n_mentions")
 # Every feature read off the questions alone (no documents).
 STRUCTURE_FEATURES = QUESTION_FEATURES + SIZE_FEATURES
-# Evidence features also compared with the other options of the same question.
-RELATIVE_EVIDENCE = ("same_sentence", "nearby_sentences", "cue_forward", "cause_support")
-FEATURES = STRUCTURE_FEATURES + EVIDENCE_FEATURES + tuple(f"{n}_minus_best_other" for n in RELATIVE_EVIDENCE)
 
 
 def content_words(text: str) -> set[str]:
@@ -57,20 +52,6 @@ def capitalised_names(text: str) -> set[str]:
 
 def jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
-
-
-@dataclass(frozen=True)
-class PairTable:
-    """Feature rows for a topic's candidate pairs, in the order of `pairs`."""
-
-    pairs: list[tuple[int, int]]
-    structure: np.ndarray  # (n_pairs, len(STRUCTURE_FEATURES))
-    evidence: np.ndarray  # (n_pairs, len(FEATURES) - len(STRUCTURE_FEATURES)), zeros without documents
-
-    def frame(self) -> pd.DataFrame:
-        """The rows with one named column per feature (FEATURES), the input of the edge scorer."""
-        return pd.DataFrame(np.hstack([self.structure, self.evidence]).reshape(len(self.pairs), len(FEATURES)),
-                            columns=list(FEATURES))
 
 
 def none_share(graph: nx.DiGraph, qids: list[str], exclude_target: int | None = None) -> float:
@@ -95,9 +76,9 @@ def versus_other_options(graph: nx.DiGraph, values: dict[tuple[int, int], float]
     return ({k: float(np.mean(v)) for k, v in margin.items()}, {k: float(np.mean(v)) for k, v in rank.items()})
 
 
-def pair_table(graph: nx.DiGraph, vectors: np.ndarray, evidence: np.ndarray | None = None) -> PairTable:
-    """Compute the features of every candidate pair; `vectors[i]` is the unit embedding of node i and
-    `evidence` the EVIDENCE_FEATURES of the pairs in `candidate_pairs` order."""
+def structure_features(graph: nx.DiGraph, vectors: np.ndarray) -> np.ndarray:
+    """STRUCTURE_FEATURES of every candidate pair, in `candidate_pairs` order; `vectors[i]` is the unit
+    embedding of node i."""
     pairs = candidate_pairs(graph)
     n_questions = max(len(graph.graph["questions"]), 1)
     texts = {n: graph.nodes[n]["text"] for n in graph}
@@ -135,13 +116,4 @@ def pair_table(graph: nx.DiGraph, vectors: np.ndarray, evidence: np.ndarray | No
         ]
         for e, t in pairs
     ]
-    structure = np.asarray(rows, dtype=np.float64).reshape(len(pairs), len(STRUCTURE_FEATURES))
-    if evidence is None:
-        evidence = np.zeros((len(pairs), len(EVIDENCE_FEATURES)))
-    margins = []
-    for name in RELATIVE_EVIDENCE:
-        column = evidence[:, EVIDENCE_FEATURES.index(name)]
-        margin, _ = versus_other_options(graph, dict(zip(pairs, column)))
-        margins.append([margin[p] for p in pairs])
-    evidence = np.hstack([evidence, np.asarray(margins).T.reshape(len(pairs), len(RELATIVE_EVIDENCE))])
-    return PairTable(pairs, structure, evidence)
+    return np.asarray(rows, dtype=np.float64).reshape(len(pairs), len(STRUCTURE_FEATURES))

@@ -12,21 +12,24 @@ from typing import Iterable, Mapping, Sequence
 
 from ..analysis.analyse import TopicAnalysis
 from ..data import DataError
+from ..data.load import read_text
 from ..readers.base import ReaderJudgements
 from ..readers.calibration import MIN_OPEN, SCALE, Key, ReaderCalibration, estimate_without_gold
 from ..reason.settled import settled_options
+from ..reason.solve import SolverParams
 
 log = logging.getLogger(__name__)
 
 PRIOR_CLIP = 0.01  # structure probabilities are held within [0.01, 0.99] as priors
 
 
-def option_evidence(analyses: Iterable[TopicAnalysis], edges: Iterable[Mapping[tuple[int, int], float]]
+def option_evidence(analyses: Iterable[TopicAnalysis], edges: Iterable[Mapping[tuple[int, int], float]],
+                    without: frozenset[str] = frozenset(), params: SolverParams = SolverParams()
                     ) -> tuple[dict[Key, float], dict[Key, bool]]:
     """For every real option of the analysed topics: the structure model's probability that it directly caused
     its target (the prior), and the options the rules settle whatever the evidence says, with their label
     (reason/settled.py: the real options of a question that offers None, a repeated option, a pair rejected
-    where None is the answer, ...)."""
+    where None is the answer, ...) under the rules the topics are answered with (`without`, `params`)."""
     prior: dict[Key, float] = {}
     settled: dict[Key, bool] = {}
     for analysis, scores in zip(analyses, edges):
@@ -34,7 +37,7 @@ def option_evidence(analyses: Iterable[TopicAnalysis], edges: Iterable[Mapping[t
             for label, event in slots.options.items():
                 p = scores.get((event, slots.target), PRIOR_CLIP)
                 prior[(qid, label)] = min(max(p, PRIOR_CLIP), 1 - PRIOR_CLIP)
-        settled.update(settled_options(analysis.graph, analysis.after, analysis.timeline))
+        settled.update(settled_options(analysis.graph, analysis.after, analysis.timeline, without, params))
     return prior, settled
 
 
@@ -42,17 +45,20 @@ def calibrate_readers(readers: Sequence[ReaderJudgements], analyses: Sequence[To
                       edges: Sequence[Mapping[tuple[int, int], float]], weight: int | None = None,
                       calibrations: Mapping[str, ReaderCalibration] | None = None,
                       scale: float = SCALE, min_open: int = MIN_OPEN,
-                      evidence: tuple[dict[Key, float], dict[Key, bool]] | None = None) -> tuple[ReaderJudgements, ...]:
+                      evidence: tuple[dict[Key, float], dict[Key, bool]] | None = None,
+                      without: frozenset[str] = frozenset(), params: SolverParams = SolverParams()
+                      ) -> tuple[ReaderJudgements, ...]:
     """The readers as fusion weighs them. An explicit `weight` (percent) overrides everything: each reader's raw
     log-odds at that weight. Otherwise a reader named in `calibrations` (from gold, see `calibrate`) keeps its
     parameters, and the others are estimated without gold on the open options of these topics, all readers
-    together (a reader judged on fewer than `min_open` of them gets the fallback weight). `evidence`: these
-    topics' `option_evidence`, where it is at hand."""
+    together (a reader judged on fewer than `min_open` of them gets the fallback weight); the rules that settle
+    options are those the topics are answered with (`without`, `params`). `evidence`: these topics'
+    `option_evidence`, where it is at hand."""
     if not readers:
         return ()
     if weight is not None:
         return tuple(ReaderJudgements(r.reader, r.judgements, weight) for r in readers)
-    prior, settled = evidence or option_evidence(analyses, edges)
+    prior, settled = evidence or option_evidence(analyses, edges, without, params)
     fitted = estimate_without_gold(readers, prior, settled, scale, calibrations, min_open)
     for cal in fitted:
         log.info("reader %s: %s", cal.reader, cal.reliability())
@@ -68,14 +74,15 @@ def load_calibrations(path: str | os.PathLike) -> dict[str, ReaderCalibration]:
     """The calibrations of a file written by `calibrate`, by reader name; DataError naming the file (and the
     entry) when it is not one."""
     path = Path(path)
+    text = read_text(path)  # DataError naming a device, a pipe that never ends or bytes that are not UTF-8
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise DataError(path, None, "not UTF-8 text") from None
+        data = json.loads(text)
     except RecursionError:
         raise DataError(path, None, "JSON nested too deeply") from None
     except json.JSONDecodeError as err:
         raise DataError(path, f"line {err.lineno}", f"not JSON ({err.msg})") from None
+    except ValueError as err:  # a number of more digits than int() reads
+        raise DataError(path, None, f"not JSON ({err})") from None
     if not isinstance(data, dict) or not isinstance(data.get("readers"), list):
         raise DataError(path, None, 'expected {"readers": [...]} as written by `causalgraph calibrate`')
     out: dict[str, ReaderCalibration] = {}

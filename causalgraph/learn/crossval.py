@@ -9,7 +9,6 @@ import numpy as np
 from sklearn.model_selection import GroupKFold, cross_val_predict, cross_validate
 
 from ..data import question_score
-from ..text.embed import encode
 from ..analysis.analyse import TopicAnalysis, subset_analysis
 from ..reason.solve import SolverParams, solve_analysis
 from .scorer import EdgeScorer, edge_scores, pair_frame
@@ -40,11 +39,6 @@ class TopicShape:
         return cls(len(topic.questions), sum(q.none_label is not None for q in topic.questions))
 
 
-def node_vectors(analysis: TopicAnalysis) -> np.ndarray:
-    """The embeddings of the topic's nodes, row i for node i, for cutting it into many subsets."""
-    return encode([analysis.graph.nodes[n]["text"] for n in range(analysis.graph.number_of_nodes())], analysis.encoder)
-
-
 def none_split(analysis: TopicAnalysis) -> tuple[list[bool], list[int], list[int]]:
     """Whether each question of the topic offers None, and the indices of those that do and of the others."""
     offers = [q.none_label is not None for q in analysis.topic.questions]
@@ -60,12 +54,12 @@ def resized_copies(analyses: list[TopicAnalysis], shapes: list[TopicShape], copi
     out = []
     for a in analyses:
         offers, none, other = none_split(a)
-        topic_copies, vectors = [], node_vectors(a)
+        topic_copies = []
         for _ in range(copies):
             shape = rng.choice(shapes)
             k = min(shape.none_offered, len(none))
             picked = rng.sample(none, k) + rng.sample(other, min(shape.questions - k, len(other)))
-            topic_copies.append(subset_analysis(a, picked, vectors))
+            topic_copies.append(subset_analysis(a, picked))
         out.append(topic_copies)
     return out
 
@@ -90,8 +84,7 @@ def cut_topic(analysis: TopicAnalysis, k: int | None, seed: int = 0) -> list[Top
         return [analysis]
     order = list(range(n))
     random.Random(f"{seed}/{analysis.topic.topic_id}/{k}").shuffle(order)
-    vectors = node_vectors(analysis)
-    return [subset_analysis(analysis, order[i:i + k], vectors) for i in range(0, n, k)]
+    return [subset_analysis(analysis, order[i:i + k]) for i in range(0, n, k)]
 
 
 # Sizes of the copies that teach a size-aware scorer topics from a question alone up to about the test split's.
@@ -107,7 +100,7 @@ def sized_copies(analyses: list[TopicAnalysis], sizes: tuple[int, ...], shapes: 
     out = []
     for a in analyses:
         offers, none, other = none_split(a)
-        topic_copies, vectors = [], node_vectors(a)
+        topic_copies = []
         for k in sizes:
             k = min(k, len(offers))
             for _ in range(-(-len(offers) // k)):
@@ -118,7 +111,7 @@ def sized_copies(analyses: list[TopicAnalysis], sizes: tuple[int, ...], shapes: 
                     picked = rng.sample(none, want) + rng.sample(other, k - want)
                 else:
                     picked = rng.sample(range(len(offers)), k)
-                topic_copies.append(subset_analysis(a, picked, vectors))
+                topic_copies.append(subset_analysis(a, picked))
         out.append(topic_copies)
     return out
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import joblib
@@ -15,7 +15,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from ..graph.features import FEATURES, QUESTION_FEATURES, STRUCTURE_FEATURES, PairTable
+from ..analysis.table import FEATURE_GROUPS, FEATURES, PairTable, table_blank
+from ..evidence.features import GROUPS as EVIDENCE_GROUPS
+from ..graph.features import QUESTION_FEATURES, STRUCTURE_FEATURES
 from ..reason.solve import SolverParams
 
 
@@ -63,7 +65,12 @@ class EdgeScorer(ClassifierMixin, BaseEstimator):
             max_iter=self.max_iter, learning_rate=self.learning_rate, max_leaf_nodes=self.max_leaf_nodes,
             random_state=self.random_state,
         )
-        self.model_.fit(self._columns(X), y.astype(int) if y.dtype == bool else y, sample_weight=sample_weight)
+        X = self._columns(X)
+        if isinstance(X, pd.DataFrame) and (unknown := X.columns[X.isna().all()]).size:
+            # a feature never known in training (a group of documents none of the topics had) is constant to the
+            # trees; scikit-learn cannot bin a column of NaN alone
+            X = X.assign(**dict.fromkeys(unknown, 0.0))
+        self.model_.fit(X, y.astype(int) if y.dtype == bool else y, sample_weight=sample_weight)
         self.classes_ = self.model_.classes_
         self.n_features_in_, self.n_iter_ = self.model_.n_features_in_, self.model_.n_iter_
         if hasattr(self.model_, "feature_names_in_"):
@@ -83,40 +90,126 @@ class EdgeScorer(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "model_")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
+    def bias_for(self, questions: int) -> int:
+        """The precision bias for a topic of this many questions: the scorer's one."""
+        return self.bias
 
-def reads_documents(scorer: EdgeScorer) -> bool:
+
+@dataclass(frozen=True)
+class SizeBand:
+    """How a topic of at most `questions` questions (None: any number) weighs the structure scorer's log-odds
+    (`structure`, the evidence scorer's is 1 - structure), and the precision bias it is answered with."""
+
+    questions: int | None
+    structure: float
+    bias: int
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 1e-6, 1 - 1e-6)
+    return np.log(p / (1 - p))
+
+
+def mix(structure: np.ndarray, evidence: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """P(cause) from the two scorers' probabilities, their log-odds weighed `weight` and 1 - `weight`."""
+    z = weight * _logit(structure) + (1 - weight) * _logit(evidence)
+    return 1 / (1 + np.exp(-z))
+
+
+@dataclass(frozen=True)
+class SizeBlend:
+    """Two edge scorers, one over the question structure, one over the documents' evidence (and the size
+    counts), whose log-odds are mixed by the size of the topic: the structure carries large topics, the
+    evidence small ones (BENCHMARKS.md, "Topic size"). `bands` are in increasing size, the last for any size;
+    `train` chooses each band's weight and precision bias by grouped CV. A topic without documents is scored by
+    the structure scorer alone."""
+
+    structure: EdgeScorer
+    evidence: EdgeScorer
+    bands: tuple[SizeBand, ...]
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((*(self.structure.features or ()), *(self.evidence.features or ()))))
+
+    def band(self, questions: int) -> SizeBand:
+        return next(b for b in self.bands if b.questions is None or questions <= b.questions)
+
+    def weights(self, X: pd.DataFrame) -> np.ndarray:
+        """The structure scorer's weight for each row (its topic's band; 1 without documents)."""
+        bands = np.array([self.band(int(n)).structure for n in X["topic_n_questions"]], dtype=float)
+        return np.where(X["has_documents"].to_numpy() > 0, bands, 1.0)
+
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        if len(X) == 0:
+            return np.zeros((0, 2))
+        p = mix(self.structure.predict_proba(X)[:, 1], self.evidence.predict_proba(X)[:, 1], self.weights(X))
+        return np.column_stack([1 - p, p])
+
+    def bias_for(self, questions: int) -> int:
+        return self.band(questions).bias
+
+
+Scorer = EdgeScorer | SizeBlend
+
+
+def reads_documents(scorer: Scorer) -> bool:
     """Whether the scorer uses any document feature; if not, answering need not read the documents."""
     return bool(set(scorer.features or ()) - set(STRUCTURE_FEATURES))
 
 
-def edge_scores(table: PairTable, scorer: EdgeScorer) -> dict[tuple[int, int], float]:
+def edge_scores(table: PairTable, scorer: Scorer) -> dict[tuple[int, int], float]:
     """P(cause) of every candidate edge of a topic."""
     return dict(zip(table.pairs, map(float, scorer.predict_proba(table.frame())[:, 1])))
 
 
-def dump_scorer(scorer: EdgeScorer, encoder: str) -> bytes:
-    """A fitted scorer, with the encoder name its similarity features were computed with, as joblib bytes."""
+def evidence_effects(table: PairTable, scorer: Scorer) -> dict[tuple[int, int], dict[str, float]]:
+    """For every candidate edge, how far each evidence group the scorer reads moves its log-odds: the log-odds
+    less those with the group's features blanked (as for a topic without documents). An occlusion measure:
+    it says which evidence the score rests on, not a decomposition of it."""
+    X = table.frame()
+    base = _logit(scorer.predict_proba(X)[:, 1])
+    blank = dict(zip(FEATURES, np.concatenate([np.zeros(len(STRUCTURE_FEATURES)), table_blank()])))
+    effects: dict[tuple[int, int], dict[str, float]] = {p: {} for p in table.pairs}
+    for group in EVIDENCE_GROUPS:
+        names = [f for f in FEATURE_GROUPS[group] if f in set(scorer.features or ())]
+        if not names or not len(X):
+            continue
+        moved = base - _logit(scorer.predict_proba(X.assign(**{f: blank[f] for f in names}))[:, 1])
+        for pair, d in zip(table.pairs, moved):
+            effects[pair][group] = float(d)
+    return effects
+
+
+def dump_scorer(scorers: dict[str, Scorer], encoder: str) -> bytes:
+    """Fitted scorers by construction-prior setting ("aer", "none"; see --priors), with the encoder name their
+    similarity features were computed with, as joblib bytes."""
     buffer = io.BytesIO()
-    joblib.dump({"scorer": scorer, "encoder": encoder, "features": FEATURES}, buffer)
+    joblib.dump({"scorers": scorers, "encoder": encoder, "features": FEATURES}, buffer)
     return buffer.getvalue()
 
 
-
-def load_scorer(path: str | Path) -> tuple[EdgeScorer, str]:
-    """Load (scorer, encoder name); ValueError naming the file when it is not a scorer for these features."""
+def load_scorer(path: str | Path, priors: str = "aer") -> tuple[Scorer, str]:
+    """Load (the scorer for the `priors` setting, encoder name); ValueError naming the file when it is not a
+    model file for these features, or holds no scorer for that setting."""
     try:
         saved = joblib.load(path)
     except FileNotFoundError:
         raise
     except Exception as err:
         raise ValueError(f"{path}: not a causalgraph model file ({type(err).__name__}: {err})") from None
-    if not isinstance(saved, dict) or not isinstance(saved.get("scorer"), EdgeScorer):
+    scorers = saved.get("scorers") if isinstance(saved, dict) else None
+    if not isinstance(scorers, dict) or not scorers or not all(isinstance(s, (EdgeScorer, SizeBlend)) for s in scorers.values()):
         raise ValueError(f"{path}: not a causalgraph model file (no edge scorer in it)")
-    if saved["scorer"].features is None or not set(saved["scorer"].features) <= set(FEATURES):
+    if priors not in scorers:
+        raise ValueError(f"{path}: no scorer for --priors {priors} in this model (it has {', '.join(sorted(scorers))})")
+    scorer = scorers[priors]
+    if not scorer.features or not set(scorer.features) <= set(FEATURES):
         raise ValueError(f"{path}: made for other features; retrain with `python -m causalgraph.train`")
-    return saved["scorer"], saved["encoder"]
+    return scorer, saved["encoder"]
 
 
-def with_scorer_bias(params: SolverParams, scorer: EdgeScorer) -> SolverParams:
-    """`params`, with the scorer's CV-chosen precision bias where `params` sets none."""
-    return replace(params, bias=scorer.bias) if params.bias is None else params
+def with_scorer_bias(params: SolverParams, scorer: Scorer, questions: int) -> SolverParams:
+    """`params`, with the scorer's CV-chosen precision bias for a topic of this many questions where `params`
+    sets none."""
+    return replace(params, bias=scorer.bias_for(questions)) if params.bias is None else params

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Protocol
 
+from ..config import trusted
+
 log = logging.getLogger(__name__)
 _UNWRITABLE: set[Path] = set()  # cache folders already warned about
 
@@ -71,15 +73,27 @@ class ReaderJudgements:
         return replace(self, judgements={k: v for k, v in self.judgements.items() if k[0] in qids})
 
 
+def check_reader_names(names: list[str]) -> None:
+    """ValueError for two readers of one name (fusion and the explanations tell readers apart by name)."""
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(f"two readers are named {name!r}; give a score file another name as NAME=FILE")
+        seen.add(name)
+
+
 def cached_json(cache_dir: Path | None, kind: str, key: object, compute: Callable[[], object],
                 keep: Callable[[object], bool] = lambda value: True):
     """`compute()`, or its value stored as JSON under `cache_dir/kind/` by the hash of `key` (a JSON value);
     only a value for which `keep` holds is stored or read back. Written to a temporary file and renamed, so
     that a crash leaves no half-written entry; an unreadable entry is recomputed, and a cache folder that
-    cannot be written costs one warning, not the value."""
+    cannot be written costs one warning, not the value. A cache that another user could have written
+    (config.untrusted) is neither read nor written, with a warning."""
     if cache_dir is None:
         return compute()
     path = Path(cache_dir) / kind / f"{hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()}.json"
+    if not trusted(path, log):  # what another user could have written is not read, nor written there
+        return compute()
     try:
         if path.is_file():
             value = json.loads(path.read_text(encoding="utf-8"))

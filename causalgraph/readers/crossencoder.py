@@ -15,9 +15,11 @@ import numpy as np
 from tqdm import tqdm
 
 from ..config import DEFAULT_ENCODER
-from ..data import Question, Topic, is_none_option, normalize_text
+from ..data import LABELS, DataError, Question, Topic, is_none_option, normalize_text
+from ..data.load import read_text
+from ..data.records import shown
 from ..text.embed import encode, resolve_model_path
-from ..text.evidence import word_tokens
+from ..text.words import word_tokens
 from .base import Judgement, ReaderJudgements, cached_json
 from .passages import PassageIndex
 
@@ -166,9 +168,52 @@ def distinct_examples(inputs: list[OptionInput]) -> list[PairExample]:
 
 
 def model_digest(model: str | Path) -> str:
-    """The hash of a model folder's weights, or the name itself for a hub name."""
-    weights = Path(model) / "model.safetensors"
-    return hashlib.sha256(weights.read_bytes()).hexdigest() if weights.is_file() else str(model)
+    """The hash of every file of a model folder, each with its name (weights in any format, whole or sharded,
+    the configuration, the tokenizer and SETTINGS_FILE: all that the judgements depend on), or the name
+    itself for a hub name."""
+    folder = Path(model)
+    if not folder.is_dir():
+        return str(model)
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(f"{path.relative_to(folder).as_posix()}\0".encode())
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def read_settings(folder: str | Path) -> dict:
+    """A model folder's SETTINGS_FILE ({} where there is none): the encoder (a name) and whether passages are
+    read; DataError naming the file when it is not that."""
+    path = Path(folder) / SETTINGS_FILE
+    if not path.is_file():
+        return {}
+    text = read_text(path)
+    try:
+        read = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise DataError(path, f"line {err.lineno}", f"bad JSON ({err.msg})") from None
+    except (RecursionError, ValueError) as err:  # nested too deeply; a number longer than int() reads
+        raise DataError(path, None, f"bad JSON ({type(err).__name__})") from None
+    if not isinstance(read, dict):
+        raise DataError(path, None, f"expected a JSON object such as {{\"encoder\": ..., \"evidence\": true}}, got {shown(read)}")
+    if not isinstance(read.get("encoder", DEFAULT_ENCODER), str) or not read.get("encoder", DEFAULT_ENCODER).strip():
+        raise DataError(path, None, f"encoder must be a model name or path, got {shown(read['encoder'])}")
+    if not isinstance(read.get("evidence", True), bool):
+        raise DataError(path, None, f"evidence must be true or false, got {shown(read['evidence'])}")
+    return read
+
+
+def judgements_entry(value: object) -> bool:
+    """Whether a cached value has the shape of a topic's judgements: [qid, label, P, [[title, passage], ...]]
+    rows with a label of A-D and P a probability."""
+    return isinstance(value, list) and all(
+        isinstance(row, list) and len(row) == 4 and isinstance(row[0], str) and row[1] in LABELS
+        and isinstance(row[2], float) and 0.0 <= row[2] <= 1.0 and isinstance(row[3], list)
+        and all(isinstance(e, list) and len(e) == 2 and all(isinstance(t, str) for t in e) for e in row[3])
+        for row in value)
 
 
 class CrossEncoderReader:
@@ -181,9 +226,8 @@ class CrossEncoderReader:
     name = "crossencoder"
 
     def __init__(self, model: str | Path, weight: int = 100, cache_dir: Path | None = None):
+        read = read_settings(model)
         self.model = PairModel(str(model))
-        settings = Path(model) / SETTINGS_FILE
-        read = json.loads(settings.read_text(encoding="utf-8")) if settings.is_file() else {}
         self.encoder, self.evidence = read.get("encoder", DEFAULT_ENCODER), read.get("evidence", True)
         self.weight, self.cache_dir = weight, cache_dir
         self.digest = model_digest(model)
@@ -201,6 +245,7 @@ class CrossEncoderReader:
                    "questions": [[q.qid, q.target, list(q.options)] for q in topic.questions],
                    "documents": [[d.title, d.content] for d in topic.documents]}
             # B023: cached_json calls the lambda before the loop moves on
-            for qid, label, p, evidence in cached_json(self.cache_dir, "crossencoder", key, lambda: self._topic(topic)):  # noqa: B023
+            for qid, label, p, evidence in cached_json(self.cache_dir, "crossencoder", key, lambda: self._topic(topic),  # noqa: B023
+                                                       keep=judgements_entry):
                 judgements[(qid, label)] = Judgement(probability=p, evidence=tuple(map(tuple, evidence)))
         return ReaderJudgements(self.name, judgements, self.weight)

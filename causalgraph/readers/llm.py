@@ -4,8 +4,8 @@ passages, and replies with a verdict and a confidence per option in JSON.
 
 Replies are checked against that schema; a malformed reply is asked again, then recorded as no verdict (never
 a made-up one). Requests run concurrently (bounded), each with a deadline for the whole exchange, a cap on the
-reply's size and retries with backoff; each reply that passes the schema is cached on disk keyed by the model
-and the prompt. The endpoint is someone else's server: nothing it sends is trusted, and what of it is echoed
+reply's size and retries with backoff; each reply that passes the schema is cached on disk keyed by the endpoint,
+the model and the prompt. The endpoint is someone else's server: nothing it sends is trusted, and what of it is echoed
 loses its control characters."""
 
 from __future__ import annotations
@@ -130,7 +130,12 @@ class LLMReader:
 
     @property
     def name(self) -> str:
-        return f"llm:{self.model}"
+        return self.name_of(self.model)
+
+    @staticmethod
+    def name_of(model: str) -> str:
+        """The reader's name when it asks for `model`."""
+        return f"llm:{model}"
 
     def _exchange(self, payload: bytes) -> tuple[int, bytes]:
         """The status and body of one POST to the chat-completions path. TimeoutError when the whole exchange
@@ -216,8 +221,11 @@ class LLMReader:
         raise EndpointError(f"the LLM endpoint {printable(self.url)} failed {self.retries + 1} times ({problem})")
 
     def _cached_reply(self, body: dict) -> str:
-        """The reply to `body`, from the cache where an earlier one passed the schema (only those are kept)."""
-        return cached_json(self.cache_dir, "llm", body, lambda: {"model": self.model, "reply": self._post(body)},
+        """The reply to `body`, from the cache where an earlier one passed the schema (only those are kept),
+        keyed by the endpoint and the request (the model's name among it): two servers that serve a model of
+        one name are asked apart."""
+        key = {"endpoint": self.url, **body}
+        return cached_json(self.cache_dir, "llm", key, lambda: {"model": self.model, "reply": self._post(body)},
                            keep=lambda entry: isinstance(entry, dict) and isinstance(entry.get("reply"), str)
                            and parse_reply(entry["reply"]) is not None)["reply"]
 

@@ -3,14 +3,49 @@
 from __future__ import annotations
 
 import os
+import socket
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
+from urllib.parse import urlparse
 
-from ..data import Topic, load_split
-from .base import ReaderJudgements
+from ..data import DataError, Topic, load_data
+from .base import ReaderJudgements, check_reader_names
 from .crossencoder import CrossEncoderReader
 from .llm import LLMReader
-from .scores import load_reader_files
+from .scores import load_reader_files, spec_name
+
+def hub_unreachable(timeout: float = 5.0) -> str | None:
+    """Why the Hugging Face hub cannot be reached (offline mode, or no connection to its host within `timeout`
+    seconds, asked once), or None when it can."""
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE:
+        return "HF_HUB_OFFLINE is set"
+    url = urlparse(constants.ENDPOINT)
+    host, port = url.hostname or "", url.port or (443 if url.scheme == "https" else 80)
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as err:
+        return f"{host} cannot be reached: {err.strerror or err}"
+    return None
+
+
+def hub_model(name: str) -> str:
+    """A hub name as the reader loads it: the name itself where the hub answers, else its folder in the local
+    Hugging Face cache; OSError at once, in one line, when it is in neither (rather than the hub client's
+    retries, about a minute)."""
+    why = hub_unreachable()
+    if why is None:
+        return name
+    from huggingface_hub import snapshot_download
+
+    try:
+        return snapshot_download(name, local_files_only=True)
+    except Exception:  # the hub client's error for a name it has not cached
+        raise OSError(f"{name}: not a model folder, not in the local Hugging Face cache, and the hub is out of reach "
+                      f"({why}); give a folder written by `causalgraph train --reader crossencoder --out FOLDER`") from None
+
 
 def crossencoder_reader(model: str, weight: int = 100, cache_dir: Path | None = None) -> CrossEncoderReader:
     """The cross-encoder reader of a model folder (or hub name); OSError naming it when it cannot be loaded."""
@@ -18,13 +53,19 @@ def crossencoder_reader(model: str, weight: int = 100, cache_dir: Path | None = 
     if (local.exists() or str(model).startswith((".", "/", "~"))) and not (local / "config.json").is_file():
         raise OSError(f"{model}: no model folder there (expected one written by "
                       "`causalgraph train --reader crossencoder --out FOLDER`)")
+    path = local if local.exists() else hub_model(model)
     try:
-        return CrossEncoderReader(local if local.exists() else model, weight=weight, cache_dir=cache_dir)
-    except OSError as err:
-        raise OSError(f"{model}: cannot load the model ({str(err).splitlines()[0]})") from None
+        with warnings.catch_warnings():  # torch's notes on a pickle's protocol: the error below says it
+            warnings.simplefilter("ignore", UserWarning)
+            return CrossEncoderReader(path, weight=weight, cache_dir=cache_dir)
+    except DataError:  # its settings file, named
+        raise
+    except Exception as err:  # whatever transformers and torch raise for files that are no model (a pickle, say)
+        problem = (str(err).strip().splitlines() or [""])[0].split(". ")[0]
+        raise OSError(f"{model}: cannot load the model ({type(err).__name__}{': ' if problem else ''}{problem})") from None
 
 
-def load_readers(data: str | os.PathLike, split: str, topics: list[Topic], *, scores: Iterable[str | os.PathLike] = (),
+def load_readers(data: str | os.PathLike, split: str | None, topics: list[Topic], *, scores: Iterable[str | os.PathLike] = (),
                  crossencoder: str | None = None, llm_url: str | None = None, llm_model: str = "default",
                  llm_key_env: str = "OPENAI_API_KEY", llm_concurrency: int = 4, llm_response_format: str = "json_schema",
                  weight: int = 100, cache_dir: Path | None = None,
@@ -34,8 +75,11 @@ def load_readers(data: str | os.PathLike, split: str, topics: list[Topic], *, sc
     judgements cached under `cache_dir` unless it is None), each scaled by `weight` percent in the fusion."""
     readers = []
     scores = list(scores)
+    # a score file may bear a name that the other readers take: fusion would count them as one
+    check_reader_names(sorted({spec_name(s) for s in scores}) + ["crossencoder"] * bool(crossencoder)
+                       + [LLMReader.name_of(llm_model)] * bool(llm_url))
     if scores:
-        questions = {q.qid: q for topic in load_split(data, split) for q in topic.questions}
+        questions = {q.qid: q for topic in load_data(data, split) for q in topic.questions}
         readers += load_reader_files(scores, questions, weight)
     if crossencoder:
         readers.append(crossencoder_reader(crossencoder, weight, cache_dir).judge(topics, progress=progress))

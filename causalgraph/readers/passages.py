@@ -8,7 +8,7 @@ import re
 from rank_bm25 import BM25Okapi
 
 from ..data import Question, Topic
-from ..text.evidence import word_tokens
+from ..text.words import word_tokens
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])|\n\s*\n")
 

@@ -50,6 +50,11 @@ def parse_reader_spec(text: str) -> ReaderSpec:
     return ReaderSpec(reader_name(name), Path(file))
 
 
+def spec_name(file: str | os.PathLike) -> str:
+    """The name of the reader of a score file: a ReaderSpec's name, or the path as given."""
+    return file.name if isinstance(file, ReaderSpec) else reader_name(os.fspath(file))
+
+
 def load_reader_files(files: Iterable[str | os.PathLike], questions: dict[str, Question],
                       weight: int = 100) -> list[ReaderJudgements]:
     """The readers of some files (paths or ReaderSpecs) by load_reader_scores; ValueError when two get one
@@ -70,7 +75,7 @@ def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], 
     a probability outside [0, 1] or a line with neither field; questions the file leaves out (or give it no
     probability) get no judgement, with one warning."""
     if name is None:
-        name = path.name if isinstance(path, ReaderSpec) else reader_name(os.fspath(path))
+        name = spec_name(path)
     path = Path(path)
     judgements: dict[tuple[str, str], Judgement] = {}
     seen: dict[str, int] = {}

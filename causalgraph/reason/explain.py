@@ -1,14 +1,64 @@
-"""Explanations of answers, from the typed atoms of the answer set: edge scores and the rules that forced or
-excluded options."""
+"""Explanations of answers, from the typed atoms of the answer set: edge scores, the rules that forced or
+excluded options, and what decided each option (the why(Q,L,K,Q2) atoms of rules/explain.lp) in words.
+Nothing here decides: each sentence is the words of an atom."""
 
 from __future__ import annotations
 
 import networkx as nx
 
 from ..data import LABELS, Question
+from ..evidence.features import GROUPS, Source
 from ..readers.base import ReaderJudgements
+from ..text.extract import TopicExtraction
 from .facts import Excluded, Forced, describe, log_odds
-from .solve import Solution
+from .solve import Confidence, Solution
+
+# Kinds of a rejected option that would be chosen on its own gain (rules/explain.lp, rank 4): what cost it.
+COSTS = ("none_in", "mutual", "cap", "cap_in", "doc_after", "shortcut", "pair_short", "shared", "serves")
+
+
+# What each evidence group read, in words; an effect below EFFECT_SHOWN (log-odds) is not listed.
+GROUP_WORDS = {"documents": "where the documents tell the two events (together, near each other, which first, "
+                            "a causal cue between them, the order of their dates)",
+               "dates": "the days between the dates the texts (or their best mentions) state",
+               "told": "where each event is best told, and the documents' dates",
+               "dependency cues": "a cue's cause and effect in the parse"}
+EFFECT_SHOWN = 0.1
+SENTENCES_SHOWN = 3
+# The sentences of a group in this order of the features they fed: a stated cause first, co-mention last.
+FEATURE_ORDER = ("cue_forward", "dependency_cue_forward", "nearby_sentences", "same_sentence", "told_order",
+                 "event_date_gap")
+
+
+def evidence_record(effects: dict[str, float], sources: tuple[Source, ...], extraction: TopicExtraction) -> list[dict]:
+    """What moved an option's score, from its pair's evidence: each evidence group whose blanking moves the
+    log-odds by EFFECT_SHOWN or more (learn.scorer.evidence_effects), most first, with the sentences that group
+    read, their documents and the feature each fed."""
+    record = []
+    for group, effect in sorted(effects.items(), key=lambda kv: (-abs(kv[1]), kv[0])):
+        if abs(effect) < EFFECT_SHOWN:
+            continue
+        read = sorted((s for s in sources if s.feature in GROUPS[group]), key=lambda s: FEATURE_ORDER.index(s.feature))
+        read = list(dict.fromkeys(read))[:SENTENCES_SHOWN]
+        record.append({"group": group, "log_odds": round(effect, 2), "what": GROUP_WORDS[group],
+                       "sentences": [{"document": extraction.titles[extraction.sentences[s.sentence].doc],
+                                      "sentence": extraction.sentences[s.sentence].text, "feature": s.feature,
+                                      "role": s.role} for s in read]})
+    return record
+
+
+def evidence_line(option: dict) -> str | None:
+    """One line on what moved the option's score most, with its first sentence; None where nothing did."""
+    if not option.get("evidence"):
+        return None
+    top = option["evidence"][0]
+    line = f"{'raised' if top['log_odds'] > 0 else 'lowered'} by {top['group']} ({top['log_odds']:+.2f} log-odds)"
+    if top["sentences"]:
+        first = top["sentences"][0]
+        line += f": \"{first['sentence']}\"" + (f" ({first['document']})" if first["document"] else "")
+    else:
+        line += f": {top['what']}"
+    return line
 
 
 def atom_record(atom) -> dict:
@@ -17,12 +67,143 @@ def atom_record(atom) -> dict:
             "meaning": describe(atom)}
 
 
+def same_pair_label(graph: nx.DiGraph, qid: str, label: str, other: str) -> str | None:
+    """The label under which question `other` offers the pair that `label` of `qid` offers."""
+    questions = graph.graph["questions"]
+    slots = questions[qid]
+    event = slots.options.get(label)
+    found = [l for l, e in sorted(questions[other].options.items()) if e == event and questions[other].target == slots.target]
+    return found[0] if found else None
+
+
+def by(gain: int | None) -> str:
+    """A gain's size, as the sentences say it ("clears the bias by 62", "falls short by 40")."""
+    return "?" if gain is None else str(abs(gain))
+
+
+def own_reason(solution: Solution, qid: str, label: str | None) -> str:
+    """The words of a question's own reason for a label it chose, a prior or its evidence (rules/explain.lp's
+    own/2), for the questions that consistency carries the pair to."""
+    if any(w.kind == "prior" for w in solution.why_atoms(qid, label or "")):
+        return "the question offers its text twice (construction prior)"
+    return f"its evidence clears the precision bias by {by(solution.gains.get((qid, label or '')))}"
+
+
+def why_sentence(graph: nx.DiGraph, solution: Solution, qid: str, label: str) -> str:
+    """One sentence naming what decided label `label` of question `qid`, from its why atoms."""
+    atoms = solution.why_atoms(qid, label)
+    slots = graph.graph["questions"][qid]
+    if label not in slots.options and label != slots.none_label:
+        return 'not chosen: a second "None of the others" option, which the program leaves out'
+    if not atoms:
+        return "no explanation atoms (solved without explanations)"
+    gain = solution.gains.get((qid, label))
+    chosen = sorted(solution.answers[qid])
+    kind, other = atoms[0].kind, atoms[0].other
+    if kind in COSTS:
+        if gain is not None and gain > 0:
+            head = f"not chosen, though its evidence clears the precision bias by {gain}: "
+        else:
+            head = f"not chosen, though a better guess than {', '.join(chosen)}: "
+        others: dict[str, list[str]] = {}  # kind -> the questions its atoms name, in order
+        for a in atoms:
+            others.setdefault(a.kind, []).append(a.other)
+        return head + "; ".join(cost_words(solution, qid, label, k, qs) for k, qs in others.items())
+    pair_gain = solution.pair_gains.get((qid, label))
+    real = [l for l in chosen if (qid, l) in solution.gains]
+    words = {
+        "prior": "chosen: the question offers its text twice, and a repeated option is a cause (construction prior)",
+        "evidence": f"chosen: its evidence clears the precision bias by {by(gain)}",
+        "carried": f"chosen: consistency carries the same pair from {other}, where "
+                   f"{own_reason(solution, other, same_pair_label(graph, qid, label, other))}",
+        "pair": f"chosen: summed over the questions that offer the same pair, its evidence clears the precision bias "
+                f"by {by(pair_gain)}",
+        "guess": f"chosen as a forced guess: no option clears the precision bias (this one falls short by {by(gain)}), "
+                 "and an answer must not be empty",
+        "carried_guess": f"chosen: consistency carries the same pair from {other}, where it is a forced guess",
+        "none_prior": "chosen: the question offers None, and the None prior (every labelled question that offers None "
+                      "answers it) outweighs the evidence of "
+                      + ", ".join(l for l in LABELS if (solution.gains.get((qid, l)) or 0) > 0),
+        "none_left": "chosen: every real option that clears the precision bias is ruled out by another rule (its own "
+                     "reason says which), so none of them is a cause",
+        "none_empty": "chosen: no real option clears the precision bias, so none of them is a cause",
+        "real_chosen": f"not chosen: {', '.join(real)} {'is' if len(real) == 1 else 'are'} chosen",
+        "none_off": "not chosen: the none rule group is switched off",
+        "self": "not chosen: it is the target event itself",
+        "temporal": "not chosen: its own text is dated after the target's (temporal rule)",
+        "none_answer": ("not chosen: the question answers None (the None prior), though its evidence clears the "
+                        f"precision bias by {gain}") if gain is not None and gain > 0 else
+                       f"not chosen: its evidence falls short of the precision bias by {by(gain)}, and the question "
+                       "answers None",
+        "short": f"not chosen: its evidence falls short of the precision bias by {by(gain)}",
+    }
+    return words.get(kind, "chosen by the optimum; no rule names why" if label in chosen
+                     else "not chosen by the optimum; no rule names why")
+
+
+def cost_words(solution: Solution, qid: str, label: str, kind: str, questions: list[str]) -> str:
+    """What cost a rejected option that would be chosen on its own gain: the why atoms of one `kind`, which
+    name `questions`."""
+    other = " and ".join(questions)
+    return {
+        "none_in": f"{other} {'offers' if len(questions) == 1 else 'offer'} the same pair and "
+                   f"{'answers' if len(questions) == 1 else 'answer'} None (the None prior), and consistency would "
+                   "select it there too",
+        "mutual": f"{other} chose the target as a cause of this event, and two events cannot cause each other "
+                  "(consistency)",
+        "cap": 'cut by "at most three labels": three others are chosen',
+        "cap_in": f'consistency would select it in {other} too, which already holds three labels ("at most three")',
+        "doc_after": "the documents place it after the target, which costs doc_order",
+        "shortcut": "the documents say it caused another chosen cause of the target, a shortcut that costs mediated",
+        "pair_short": "summed over the questions that offer the same pair, its evidence falls short of the precision "
+                      f"bias by {by(solution.pair_gains.get((qid, label)))}",
+        "shared": f"consistency would select it in {other} too, where its evidence also falls short of the bias",
+        "serves": f"{', '.join(sorted(solution.answers[qid]))}, chosen here, is chosen in {other} too, so one guess "
+                  "answers them all",
+    }[kind]
+
+
+SHORT = {
+    "prior": "offered twice (prior)", "evidence": "clears the bias by {gain}", "carried": "carried from {other}",
+    "pair": "the pair clears the bias", "guess": "forced guess", "carried_guess": "carried from {other}'s guess",
+    "none_prior": "the None prior", "none_left": "the others are ruled out", "none_empty": "nothing clears the bias", "real_chosen": "a real option is chosen",
+    "none_off": "none group off", "self": "the target itself", "temporal": "dated after the target",
+    "none_answer": "the question answers None", "none_in": "{other} answers None", "mutual": "reverse pair in {other}",
+    "cap": "at most three labels", "cap_in": "{other} holds three labels", "doc_after": "documents place it after",
+    "shortcut": "a shortcut", "pair_short": "the pair falls short", "shared": "would be taken in {other} too",
+    "serves": "the guess chosen also answers {other}",
+    "short": "short of the bias by {gain}",
+}
+
+
+def short_why(opt: dict) -> str:
+    """What decided an option (its record's `decided_by`) in a few words, for one-line reasons."""
+    texts = [SHORT.get(d["kind"], "the optimum").format(other=d["question"], gain=by(opt.get("gain")))
+             for d in opt.get("decided_by", [])]
+    return ", ".join(dict.fromkeys(texts)) or "unexplained"
+
+
+def confidence_words(confidence: dict | None) -> str:
+    """A question's confidence record in words."""
+    if confidence is None:
+        return "confidence not measured"
+    if confidence["next_best"] is None:
+        return "the rules allow no other answer"
+    if confidence["prior"]:
+        return f"the next best answer, {confidence['next_best']}, would take a question's None answer away, against the None prior"
+    if confidence["margin"] == 0:
+        return f"a tie with {confidence['next_best']}"
+    return f"the next best answer, {confidence['next_best']}, costs {confidence['margin']} more"
+
+
 def explain_question(
     question: Question, graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution,
-    readers: tuple[ReaderJudgements, ...] = (),
+    readers: tuple[ReaderJudgements, ...] = (), evidence: dict[tuple[int, int], list[dict]] | None = None,
 ) -> dict:
-    """One JSON-ready record: the chosen labels, each option's edge score, each reader's judgement (with the
-    evidence it read) and the rule atoms that touched it."""
+    """One JSON-ready record: the chosen labels, whether they are a forced guess and how far they win; per option
+    its edge score, its gain (what selecting it adds to the optimum), what in the documents moved the score
+    (`evidence`: its pair's record of evidence_record, where given), each reader's judgement (with the evidence
+    it read), the rule atoms that touched it, and what decided it: `why` in words, `decided_by` as atoms."""
     slots = graph.graph["questions"][question.qid]
     chosen = solution.answers[question.qid]
     options = {}
@@ -34,16 +215,23 @@ def explain_question(
             p = scores.get((event, slots.target))
             atoms = [*solution.pair_atoms(event, slots.target, question.qid), *atoms]
             record.update(event=event, score=None if p is None else round(p, 4),
-                          log_odds=None if p is None else log_odds(p))
+                          log_odds=None if p is None else log_odds(p), gain=solution.gains.get((question.qid, label)),
+                          evidence=(evidence or {}).get((event, slots.target), []))
         record["rules"] = [atom_record(a) for a in atoms]
         judged = [(r, r.judgements.get((question.qid, label))) for r in readers]
         record["readers"] = [{"reader": r.reader, "weight": r.weight, "reliability": reliability(r), **j.as_record()}
                              for r, j in judged if j]
+        record["why"] = why_sentence(graph, solution, question.qid, label)
+        record["decided_by"] = [{"atom": str(a), "kind": a.kind, "question": a.other}
+                                for a in solution.why_atoms(question.qid, label)]
         options[label] = record
+    confidence: Confidence | None = solution.confidence.get(question.qid)
     return {
         "id": question.qid,
         "topic_id": question.topic_id,
         "answer": ",".join(sorted(chosen)),
+        "forced_guess": question.qid in solution.guesses,
+        "confidence": None if confidence is None else confidence.record(),
         "target": question.target,
         "target_event": slots.target,
         "options": options,
@@ -60,21 +248,45 @@ def reliability(reader: ReaderJudgements) -> str:
     return f"not estimated: weight {reader.weight}% given (--reader-weight)"
 
 
+def option_note(opt: dict) -> str:
+    """An option's scores in a few words: the edge probability (or None) and each reader's judgement."""
+    if opt.get("event") is None:
+        return "None"
+    note = f"p={opt['score']:.2f}" if opt["score"] is not None else "unscored"
+    return note + "".join(f", {r['reader']} " + (f"p={r['probability']:.2f}" if r["probability"] is not None
+                                                  else ("yes" if r["verdict"] else "no")) for r in opt.get("readers", []))
+
+
+def summary(record: dict) -> str:
+    """A question's answer in a few words: what decided each chosen option (unless it is only a forced guess,
+    which is said apart), and how far the answer wins."""
+    chosen = {label: opt for label, opt in record["options"].items() if opt["selected"]}
+    kinds = {d["kind"] for o in chosen.values() for d in o["decided_by"]}
+    whys = [] if kinds == {"guess"} else [
+        short_why(o) if len(chosen) == 1 else f"{label}: {short_why(o)}" for label, o in chosen.items()]
+    confidence = record.get("confidence")
+    if confidence is not None and not (confidence["prior"] and kinds & {"none_empty", "none_prior", "none_left"}):
+        whys.append("no other answer allowed" if confidence["next_best"] is None else
+                    f"next best {confidence['next_best']}: " + ("loses a None answer" if confidence["prior"] else
+                                                                f"+{confidence['margin']}"))
+    return "; ".join(whys)
+
+
+def answer_flags(record: dict) -> str:
+    """What qualifies the answer, in words: a forced guess, and its confidence; "" when neither is known."""
+    flags = ["a forced guess"] if record.get("forced_guess") else []
+    if record.get("confidence") is not None:
+        flags.append(confidence_words(record["confidence"]))
+    return "; ".join(flags)
+
+
 def reason_line(record: dict) -> str:
-    """A one-line reason: the chosen labels with their scores, and why the others were not chosen."""
+    """One line: each chosen option, then each other one, with its scores and, in a few words, what decided it;
+    last, whether the answer is a forced guess, and its confidence."""
     chosen: list[str] = []
     rejected: list[str] = []
     for label, opt in record["options"].items():
-        if opt.get("event") is None:
-            why = "no other option is a cause" if opt["selected"] else "another option is a cause"
-            (chosen if opt["selected"] else rejected).append(f"{label} (None: {why})")
-            continue
-        note = f"p={opt['score']:.2f}" if opt["score"] is not None else "unscored"
-        note += "".join(f"; {r['reader']} " + (f"p={r['probability']:.2f}" if r["probability"] is not None
-                                                 else ("yes" if r["verdict"] else "no")) for r in opt.get("readers", []))
-        meanings = list(dict.fromkeys(r["meaning"] for r in opt["rules"]))
-        if meanings:
-            note += "; " + "; ".join(meanings)
-        (chosen if opt["selected"] else rejected).append(f"{label} ({note})")
-    line = f"{record['id']}: {record['answer']}  chose {', '.join(chosen)}"
-    return line + (f"; not {', '.join(rejected)}" if rejected else "")
+        (chosen if opt["selected"] else rejected).append(f"{label} ({option_note(opt)}: {short_why(opt)})")
+    line = ", ".join(chosen) + (f"; not {', '.join(rejected)}" if rejected else "")
+    flags = answer_flags(record)
+    return line + (f"; {flags}" if flags else "")

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 import networkx as nx
 from clorm import ConstantStr, FactBase, Predicate, unify
 
-from ..graph.timeline import Timeline
+from ..evidence.timeline import Timeline
 from ..readers.base import ReaderJudgements, log_odds
 
 # --- input facts ---
@@ -117,11 +117,44 @@ class Forced(Predicate, name="forced"):
     label: str
 
 
-OUTPUT = [Select, Cause, Excluded, Forced]
+class Why(Predicate, name="why"):
+    """why(Q,L,K,Q2): what decided label L of question Q, a reason of kind K (rules/explain.lp) that comes from
+    question Q2 (Q itself where no other question is involved)."""
+
+    qid: str
+    label: str
+    kind: ConstantStr
+    other: str
+
+
+class Guess(Predicate, name="guess"):
+    """guess(Q): nothing supports the real option Q answers, and Q cannot answer None: a forced guess."""
+
+    qid: str
+
+
+class Gain(Predicate, name="gain"):
+    """gain(Q,L,G): what selecting real option L of Q adds to the optimum (log-odds x 100 less the bias, plus
+    the readers' weighted log-odds)."""
+
+    qid: str
+    label: str
+    gain: int
+
+
+class PairGain(Predicate, name="pair_gain"):
+    """pair_gain(Q,L,G): the summed gain of every offer of the pair that option L of Q offers."""
+
+    qid: str
+    label: str
+    gain: int
+
+
+OUTPUT = [Select, Cause, Excluded, Forced, Why, Guess, Gain, PairGain]
 # What each rule atom says, for explanations and the page.
 ATOM_TEXT = {
     ("excluded", "core"): "an event cannot cause itself",
-    ("excluded", "consistency"): "the same pair was rejected where None was the answer",
+    ("excluded", "consistency"): "the pair is offered in a question that answers None, so consistency rejects it in all",
     ("excluded", "temporal"): "dated after the target",
     ("forced", "none"): "no real option was chosen, so None is the answer",
     ("forced", "priors"): "the option's text is offered twice in this question",

@@ -7,10 +7,12 @@ and solving a question on its own are all solves of that one grounding under oth
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import logging
+import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,15 +23,23 @@ import networkx as nx
 from clorm import FactBase, control_add_facts
 
 from ..config import RULES_DIR
-from ..graph.timeline import Timeline
+from ..evidence.timeline import Timeline
 from ..readers.base import ReaderJudgements
-from .facts import Cause, Excluded, Forced, Select, read_atoms, topic_facts
+from .facts import Cause, Excluded, Forced, Gain, Guess, PairGain, Select, Why, read_atoms, topic_facts
 
 RULE_GROUPS = ("core", "none", "consistency", "priors", "temporal", "directness", "optimize")
+# Files loaded beside the groups, each a program part of its own, grounded only after the topic is solved and
+# only where asked for, so that they cannot change an answer: the explanation atoms, and the alternative answer
+# that a question's confidence is measured against.
+EXPLAIN_FILES = ("explain", "confidence")
 # Groups that --without may switch off: each changes answers in the grouped-CV ablation. core is the
 # question format; temporal changed no answer on the labelled topics (their dates order 1 candidate pair), so
 # it stays on, unswitchable, until the documents give it more edges.
 SWITCHABLE = ("none", "consistency", "priors", "optimize")
+# --priors: the benchmark's construction priors kept ("aer"), or a topic not built the benchmark's way ("none":
+# no priors group, and the None prior weighs nothing, so None is chosen only when no real option clears the
+# precision bias). Each setting is (the rule groups it switches off, the None prior's cost; None: its own level).
+PRIORS: dict[str, tuple[frozenset[str], int | None]] = {"aer": (frozenset(), None), "none": (frozenset({"priors"}), 0)}
 # Groups whose hard rules hold under the assumption active(G). An unsatisfiable topic drops groups of clingo's
 # unsat core, the first in this order (least trusted first) whose dropping alone restores an answer set.
 RELAXABLE = ("temporal", "consistency", "priors")
@@ -106,6 +116,40 @@ class SolveResult:
 
 
 @dataclass(frozen=True)
+class Confidence:
+    """How far a question's answer wins: the cost of the best answer set that answers the question otherwise,
+    less the optimum's, per priority level (highest first); `alternative` is that answer set's answer to the
+    question, None where the rules allow no other answer (`margin` is then ()). `optimal`: both searches
+    finished (else, under a time limit, the margin is only what was found)."""
+
+    margin: tuple[int, ...]
+    alternative: frozenset[str] | None
+    optimal: bool = True
+
+    @property
+    def prior(self) -> bool:
+        """Whether the other answer costs more above level 1 (it breaks the None prior), or none is allowed."""
+        return self.alternative is None or any(m > 0 for m in self.margin[:-1])
+
+    @property
+    def evidence_margin(self) -> int | None:
+        """The margin at level 1, where the edge and reader evidence weigh (log-odds x 100); None without an
+        alternative."""
+        return self.margin[-1] if self.margin else None
+
+    def key(self) -> float:
+        """A number that orders answers by confidence: the level-1 margin, infinite where a higher level or
+        the rules decide."""
+        return float("inf") if self.prior else float(self.evidence_margin or 0)
+
+    def record(self) -> dict:
+        """JSON-ready: the level-1 margin, whether a prior decides, and the next best answer."""
+        return {"margin": self.evidence_margin, "prior": self.prior,
+                "next_best": None if self.alternative is None else ",".join(sorted(self.alternative)),
+                "proven": self.optimal}
+
+
+@dataclass(frozen=True)
 class Solution:
     """What the optimal answer set of one topic says, as typed atoms (see reason/facts.py). `excluded` holds the
     atoms of the questions solved together; a question answered on its own (in `alone`, with the groups dropped
@@ -121,6 +165,11 @@ class Solution:
     dropped: tuple[str, ...] = field(default=())
     alone: dict[str, tuple[str, ...]] = field(default_factory=dict)  # questions answered on their own: their dropped groups
     alone_excluded: dict[str, tuple[Excluded, ...]] = field(default_factory=dict)
+    why: tuple[Why, ...] = ()  # rules/explain.lp, where asked for: what decided each option
+    guesses: frozenset[str] = frozenset()  # the questions whose answer is a forced guess
+    gains: dict[tuple[str, str], int] = field(default_factory=dict)  # (question, label) -> gain(Q,L,G)
+    pair_gains: dict[tuple[str, str], int] = field(default_factory=dict)  # (question, label) -> pair_gain(Q,L,G)
+    confidence: dict[str, Confidence] = field(default_factory=dict)  # where asked for (solve_topic's `explain`)
 
     def dropped_for(self, qid: str) -> tuple[str, ...]:
         """The rule groups dropped where question `qid` was solved."""
@@ -149,6 +198,17 @@ class Solution:
     def label_atoms(self, qid: str, label: str) -> list[Forced]:
         """The rule atoms that forced this label into the answer of question `qid`."""
         return list(self._atoms_by_key.get((qid, label), ()))
+
+    @cached_property
+    def _why_by_label(self) -> dict[tuple[str, str], list[Why]]:
+        index: defaultdict[tuple[str, str], list[Why]] = defaultdict(list)
+        for w in self.why:
+            index[(w.qid, w.label)].append(w)
+        return index
+
+    def why_atoms(self, qid: str, label: str) -> list[Why]:
+        """The why(Q,L,K,Q2) atoms of label `label` of question `qid`: what decided it."""
+        return list(self._why_by_label.get((qid, label), ()))
 
 
 def check_switchable(without: set[str] | frozenset[str]) -> None:
@@ -203,21 +263,62 @@ class TopicProgram:
             self.literals[atom.literal] = g
         for symbol in [*self.groups.values(), *self.questions.values()]:
             self.control.assign_external(symbol, None)  # free, so that the assumptions decide (externals start false)
+        self.selects = {(a.symbol.arguments[0].string, a.symbol.arguments[1].string): a.symbol
+                        for a in atoms.by_signature("select", 2)}
+        self.parts: set[str] = set()
+
+    def ground_part(self, name: str) -> None:
+        """Load and ground the program part `name` of EXPLAIN_FILES (once), after the topic's solves."""
+        if name not in self.parts:
+            self.control.load(str(RULES_DIR / f"{name}.lp"))
+            self.control.ground([(name, [])])
+            self.parts.add(name)
+
+    def explain(self, answers: dict[str, frozenset[str]], groups: Iterable[str], questions: Iterable[str]) -> SolveResult:
+        """The answer set with exactly `answers` selected for `questions`, solved under `groups` with the
+        explanation atoms of rules/explain.lp (the answers assumed, there is nothing to choose)."""
+        self.ground_part("explain")
+        questions = list(questions)
+        chosen = [(symbol, label in answers[q]) for (q, label), symbol in sorted(self.selects.items()) if q in questions]
+        return self.solve(groups, questions, assumed=chosen)
+
+    def alternative(self, qid: str, answer: frozenset[str], groups: Iterable[str], questions: Iterable[str],
+                    deadline: float | None = None) -> SolveResult:
+        """The best answer set under the same assumptions as `solve` whose answer to `qid` is not `answer`
+        (rules/confidence.lp)."""
+        self.ground_part("confidence")
+        switched = [clingo.Function("alternative", [clingo.String(qid)])]
+        switched += [clingo.Function("was", [clingo.String(qid), clingo.String(label)]) for label in sorted(answer)]
+        for symbol in switched:
+            self.control.assign_external(symbol, True)
+        # only the question's select atoms are read back: typing every shown atom of every such solve would
+        # take longer than the solves
+        selects = lambda symbols: FactBase(Select(s.arguments[0].string, s.arguments[1].string) for s in symbols
+                                           if s.match("select", 2) and s.arguments[0].string == qid)
+        try:
+            return self.solve(groups, questions, deadline, read=selects)
+        finally:
+            for symbol in switched:
+                self.control.assign_external(symbol, False)
 
     def solve(self, groups: Iterable[str], questions: Iterable[str] | None = None,
-              time_limit: float | None = None) -> SolveResult:
-        """Solve with active(G) assumed exactly for `groups` and q_active(Q) for `questions` (None: all).
-        Core-guided search finds no answer set before it proves the optimum; when it runs out of time,
-        branch-and-bound, which improves answer sets step by step, gets another time_limit (and runs on until
-        its first answer set if it has none by then)."""
+              deadline: float | None = None, assumed: Iterable[tuple[clingo.Symbol, bool]] = (),
+              read: Callable[[list[clingo.Symbol]], FactBase] = read_atoms) -> SolveResult:
+        """Solve with active(G) assumed exactly for `groups` and q_active(Q) for `questions` (None: all), and
+        the atoms of `assumed` as given, until the `deadline` (a time.monotonic() value; None: no limit); `read`
+        makes the result's atoms of the best answer set's shown symbols. Core-guided search finds no answer set
+        before it proves the optimum; it gets half the time left, and when it runs out, branch-and-bound,
+        which improves answer sets step by step, gets the rest (and runs on past the deadline until its first
+        answer set if it has none by then)."""
         groups = set(groups)
         questions = set(self.questions) if questions is None else set(questions)
         assumptions = [(s, g in groups) for g, s in self.groups.items()]
-        assumptions += [(s, q in questions) for q, s in sorted(self.questions.items())]
-        found = self._search(assumptions, time_limit, wait_for_model=False)
+        assumptions += [(s, q in questions) for q, s in sorted(self.questions.items())] + list(assumed)
+        halfway = None if deadline is None else (time.monotonic() + deadline) / 2
+        found = self._search(assumptions, halfway, wait_for_model=False, read=read)
         if found.status is Status.UNKNOWN:
             with self._strategy(FALLBACK_STRATEGY):
-                found = self._search(assumptions, time_limit, wait_for_model=True)
+                found = self._search(assumptions, deadline, wait_for_model=True, read=read)
         return found
 
     @contextmanager
@@ -229,9 +330,9 @@ class TopicProgram:
         finally:
             self.control.configuration.solver.opt_strategy = OPT_STRATEGY  # type: ignore[union-attr]
 
-    def _search(self, assumptions, time_limit: float | None, wait_for_model: bool) -> SolveResult:
-        """One optimising search under `assumptions`; with `wait_for_model`, it runs past the time limit until
-        its first answer set."""
+    def _search(self, assumptions, until: float | None, wait_for_model: bool, read=read_atoms) -> SolveResult:
+        """One optimising search under `assumptions`, stopped at the time.monotonic() value `until` (None: run to
+        the end); with `wait_for_model`, it runs past that time until its first answer set."""
         best: dict = {}
 
         def on_model(model: clingo.Model) -> None:
@@ -239,13 +340,15 @@ class TopicProgram:
             best["cost"] = tuple(model.cost)
 
         with self.control.solve(assumptions=assumptions, on_model=on_model, async_=True) as handle:
-            finished = handle.wait(time_limit) if time_limit else handle.wait()
+            finished = handle.wait(max(until - time.monotonic(), 0.0)) if until is not None else handle.wait()
             while wait_for_model and not finished and "symbols" not in best:
                 finished = handle.wait(0.01)
             if not finished:
                 handle.cancel()
             result = handle.get()
             core = handle.core() if result.unsatisfiable else []
+        if result.unsatisfiable and not finished:  # it ended as it was cancelled: clingo gives no core then
+            return SolveResult(Status.UNKNOWN)
         if result.unsatisfiable:
             return SolveResult(Status.UNSATISFIABLE, core=tuple(sorted({self.literals[lit] for lit in core
                                                                          if lit in self.literals})))
@@ -253,7 +356,7 @@ class TopicProgram:
             return SolveResult(Status.UNKNOWN)
         # a program without weak constraints stops at its first answer set, optimal as any other
         status = Status.OPTIMAL if finished and (result.exhausted or not best["cost"]) else Status.SATISFIABLE
-        return SolveResult(status, read_atoms(best["symbols"]), best["cost"])
+        return SolveResult(status, read(best["symbols"]), best["cost"])
 
 
 @dataclass(frozen=True)
@@ -265,23 +368,29 @@ class Part:
     result: SolveResult
     dropped: tuple[str, ...] = ()
     alone: bool = False
+    active: tuple[str, ...] = ()  # the groups it was solved under
 
 
-def relax(program: TopicProgram, active: list[str], questions: list[str], time_limit: float | None, where: str,
+class Unanswerable(RuntimeError):
+    """No answer set even with every relaxable rule group dropped: the core rules (a non-empty answer, an event
+    never its own cause, None exactly when no real option) cannot hold for some question."""
+
+
+def relax(program: TopicProgram, active: list[str], questions: list[str], deadline: float | None, where: str,
           found: SolveResult | None = None, alone: bool = False) -> Part:
-    """Solve `questions` under the `active` groups (unless `found` is that result already); while
-    unsatisfiable, drop the first group of clingo's unsat core whose dropping alone restores an answer set
-    (else the core's first), with a warning."""
+    """Solve `questions` under the `active` groups until the `deadline` (unless `found` is that result
+    already); while unsatisfiable, drop the first group of clingo's unsat core whose dropping alone restores
+    an answer set (else the core's first), with a warning."""
     dropped: list[str] = []
     if found is None:
-        found = program.solve(active, questions, time_limit)
+        found = program.solve(active, questions, deadline)
     while found.unsatisfiable:
         core = [g for g in RELAXABLE if g in found.core]
         if not core:
-            raise RuntimeError(f"{where}: unsatisfiable even without the relaxable rule groups")
+            raise Unanswerable(f"{where}: unsatisfiable even without the relaxable rule groups")
         trials = {}  # each trial is the solve with that group dropped: the next `found`
         for group in core:
-            trials[group] = program.solve([g for g in active if g != group], questions, time_limit)
+            trials[group] = program.solve([g for g in active if g != group], questions, deadline)
             if not trials[group].unsatisfiable:
                 break
         drop = group if not trials[group].unsatisfiable else core[0]
@@ -289,25 +398,58 @@ def relax(program: TopicProgram, active: list[str], questions: list[str], time_l
         dropped.append(drop)
         active = [g for g in active if g != drop]
         found = trials[drop]
-    return Part(tuple(questions), found, tuple(dropped), alone)
+    return Part(tuple(questions), found, tuple(dropped), alone, tuple(active))
 
 
 def solve_parts(program: TopicProgram, topic_id: int, qids: list[str], active: list[str],
-                time_limit: float | None) -> list[Part]:
-    """The whole topic in one part where it is satisfiable. Otherwise each question is solved on its own; one
-    that is unsatisfiable even so is named and relaxed on its own, and the rest of the topic is relaxed together."""
-    found = program.solve(active, qids, time_limit)
+                deadline: float | None) -> list[Part]:
+    """The whole topic in one part where it is satisfiable. Otherwise each question is solved on its own (as
+    long as the `deadline` allows; the rest are taken to be answerable); one that is unsatisfiable even so is
+    named and relaxed on its own, and the rest of the topic is relaxed together. A question that no answer
+    satisfies even with the relaxable groups dropped is named and left unanswered (an empty answer)."""
+    found = program.solve(active, qids, deadline)
     if not found.unsatisfiable:
-        return [Part(tuple(qids), found)]
-    alone = {q: program.solve(active, [q], time_limit) for q in qids}
-    impossible = [q for q in qids if alone[q].unsatisfiable]
+        return [Part(tuple(qids), found, active=tuple(active))]
+    alone: dict[str, SolveResult] = {}
+    for q in qids:
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        alone[q] = program.solve(active, [q], deadline)
+    impossible = [q for q in qids if q in alone and alone[q].unsatisfiable]
     if impossible:
         log.warning("topic %s: question(s) %s cannot be answered under the rules even on their own; "
                     "answering each on its own, the rest of the topic together", topic_id, ", ".join(impossible))
     rest = [q for q in qids if q not in impossible]
-    parts = [relax(program, active, rest, time_limit, f"topic {topic_id}", None if impossible else found)] if rest else []
-    return parts + [relax(program, active, [q], time_limit, f"topic {topic_id}, question {q}", alone[q], alone=True)
-                    for q in impossible]
+    try:
+        parts = [relax(program, active, rest, deadline, f"topic {topic_id}", None if impossible else found)] if rest else []
+    except Unanswerable:
+        if len(alone) == len(qids):
+            raise
+        return solve_parts(program, topic_id, qids, active, None)  # the deadline left one unchecked: check all
+    for q in impossible:
+        try:
+            parts.append(relax(program, active, [q], deadline, f"topic {topic_id}, question {q}", alone[q], alone=True))
+        except Unanswerable:
+            log.warning("topic %s: question %s has no answer under the rules even without the relaxable rule groups "
+                        "(an option other than its target, or None); left unanswered", topic_id, q)
+    return parts
+
+
+def confidences(program: TopicProgram, parts: list[Part], answers: dict[str, frozenset[str]],
+                deadline: float | None) -> dict[str, Confidence]:
+    """Each question's Confidence: the best answer set of its part that answers it otherwise, against the part's
+    optimum (one more search per question, over the same grounding)."""
+    found = {}
+    for part in parts:
+        for qid in part.questions:
+            other = program.alternative(qid, answers[qid], part.active, part.questions, deadline)
+            if other.atoms is None:
+                found[qid] = Confidence((), None, part.result.optimal and other.unsatisfiable)
+                continue
+            margin = tuple(a - b for a, b in zip(other.cost, part.result.cost))
+            alternative = frozenset(s.label for s in other.atoms.query(Select).where(Select.qid == qid).all())
+            found[qid] = Confidence(margin, alternative, part.result.optimal and other.optimal)
+    return found
 
 
 def solution_of(topic_id: int, qids: list[str], parts: list[Part]) -> Solution:
@@ -331,6 +473,10 @@ def solution_of(topic_id: int, qids: list[str], parts: list[Part]) -> Solution:
         dropped=next((p.dropped for p in parts if not p.alone), ()),
         alone={q: p.dropped for p in alone for q in p.questions},
         alone_excluded={q: pick(Excluded, [p]) for p in alone for q in p.questions},
+        why=pick(Why),
+        guesses=frozenset(g.qid for g in pick(Guess)),
+        gains={(g.qid, g.label): g.gain for g in pick(Gain)},
+        pair_gains={(g.qid, g.label): g.gain for g in pick(PairGain)},
     )
 
 
@@ -343,22 +489,33 @@ def solve_topic(
     time_limit: float | None = None,
     readers: tuple[ReaderJudgements, ...] = (),
     timeline: Timeline | None = None,
+    explain: bool = False,
 ) -> Solution:
     """Solve a whole topic at once, fusing the judgements of `readers` (rules/readers.lp) and the order and
     causal edges of the documents' `timeline` where given; the groups of `without` are switched off. When the
     program is unsatisfiable, a question that is unsatisfiable on its own is named and answered on its own;
     then, while the rest is unsatisfiable, the rule groups of clingo's unsat core (one assumption per relaxable
     group) are dropped, with a warning, and named in the solution. The topic is grounded once for all of it.
-    With a time limit, the best answer set found so far is used (`optimal` is then False)."""
+    With a time limit, the best answer set found so far is used (`optimal` is then False). With `explain`, the
+    solution holds what decided each option (rules/explain.lp) and each question's Confidence (one more search
+    per question), both from program parts grounded after the answers are found."""
     check_switchable(without)
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     program = TopicProgram(topic_facts(graph, scores, after, readers, timeline), params, readers=bool(readers))
     qids = list(graph.graph["questions"])
-    parts = solve_parts(program, graph.graph["topic_id"], qids, [g for g in GATED if g not in without], time_limit)
-    return solution_of(graph.graph["topic_id"], qids, parts)
+    parts = solve_parts(program, graph.graph["topic_id"], qids, [g for g in GATED if g not in without], deadline)
+    solution = solution_of(graph.graph["topic_id"], qids, parts)
+    if not explain:
+        return solution
+    measured = confidences(program, parts, solution.answers, deadline)
+    explained = [dataclasses.replace(p, result=dataclasses.replace(
+        p.result, atoms=program.explain(solution.answers, p.active, p.questions).atoms)) for p in parts]
+    return dataclasses.replace(solution_of(graph.graph["topic_id"], qids, explained), confidence=measured)
 
 
 def solve_analysis(analysis, scores: dict[tuple[int, int], float], without: frozenset[str] = frozenset(),
                    params: SolverParams = SolverParams(), time_limit: float | None = None,
-                   readers: tuple[ReaderJudgements, ...] = ()) -> Solution:
+                   readers: tuple[ReaderJudgements, ...] = (), explain: bool = False) -> Solution:
     """Solve an analysed topic (see analysis.TopicAnalysis: its graph, dated `after` pairs and timeline)."""
-    return solve_topic(analysis.graph, scores, analysis.after, without, params, time_limit, readers, analysis.timeline)
+    return solve_topic(analysis.graph, scores, analysis.after, without, params, time_limit, readers, analysis.timeline,
+                       explain)

@@ -3,23 +3,25 @@ time of each stage, run serially, in worker processes or on Dask, with the resul
 
 from __future__ import annotations
 
+import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Generator
 
 
-from ..analysis.analyse import TopicAnalysis, analyse_topic
+from ..analysis.analyse import ANALYSIS_STAGES, TopicAnalysis, analyse_topic
 from ..analysis.cache import AnalysisCache
 from ..data import Topic
-from ..learn.scorer import EdgeScorer, edge_scores, load_scorer, reads_documents, with_scorer_bias
+from ..learn.scorer import Scorer, edge_scores, evidence_effects, load_scorer, reads_documents, with_scorer_bias
 from ..readers.base import ReaderJudgements
-from ..reason.explain import explain_question, reason_line
-from ..reason.solve import Solution, SolverParams, solve_analysis
+from ..reason.explain import evidence_record, explain_question, reason_line
+from ..reason.solve import PRIORS, Solution, SolverParams, solve_analysis
 from .parallel import Outcome, map_ordered
 
-STAGES = ("analysis", "scoring", "solving")
+STAGES = ("analysis", "scoring", "solving")  # and the analysis by ANALYSIS_STAGES where it was computed
+MAX_TIME_LIMIT = 1e6  # seconds of solving per topic that --time-limit takes (as every positive option)
 
 
 
@@ -33,6 +35,23 @@ class Settings:
     time_limit: float | None = None
     cache: AnalysisCache | None = None
     readers: tuple[ReaderJudgements, ...] = ()  # fused with the edge scores (rules/readers.lp)
+    explain: bool = True  # what decided each option, and each question's confidence (rules/explain.lp, confidence.lp)
+    priors: str = "aer"  # the benchmark's construction priors kept ("aer") or not ("none"): reason.solve.PRIORS
+
+    def rules(self) -> tuple[frozenset[str], SolverParams]:
+        """The rule groups switched off and the solver's constants, with those of the `priors` setting (an
+        explicit none-prior keeps its value)."""
+        groups, none_prior = PRIORS[self.priors]
+        keep = self.params.none_prior is not None or none_prior is None
+        return self.without | groups, self.params if keep else replace(self.params, none_prior=none_prior)
+
+    def __post_init__(self):
+        limit = self.time_limit
+        if self.priors not in PRIORS:
+            raise ValueError(f"priors must be one of {', '.join(PRIORS)}, got {self.priors!r}")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))
+                                  or not 0 < limit <= MAX_TIME_LIMIT):
+            raise ValueError(f"time-limit must be a number of seconds above 0 and at most {MAX_TIME_LIMIT:g}, got {limit!r}")
 
 
 @dataclass(frozen=True)
@@ -46,7 +65,8 @@ class Answer:
 
     @property
     def reason(self) -> str:
-        """One line: the chosen labels with their edge scores, and why the others were not chosen."""
+        """One line: each option with its scores and what decided it, whether the answer is a forced guess, and
+        its confidence."""
         return reason_line(self.explanation)
 
     def submission(self) -> dict:
@@ -65,34 +85,57 @@ class TopicAnswer:
 
 
 @lru_cache(maxsize=4)
-def scorer_for(model: Path) -> tuple[EdgeScorer, str]:
-    """(scorer, encoder name) of a model file, loaded once per process."""
-    return load_scorer(model)
+def scorer_for(model: Path, priors: str = "aer") -> tuple[Scorer, str]:
+    """(scorer for the `priors` setting, encoder name) of a model file, loaded once per process."""
+    return load_scorer(model, priors)
 
 
 def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
     """Analyse (or read from the cache), score and solve one topic."""
-    scorer, encoder = scorer_for(settings.model)
+    scorer, encoder = scorer_for(settings.model, settings.priors)
     documents = reads_documents(scorer)
     if settings.cache is not None and (settings.cache.encoder, settings.cache.documents) != (encoder, documents):
         raise ValueError(f"the cache is for encoder {settings.cache.encoder!r} (documents read: "
                          f"{settings.cache.documents}), the model uses {encoder!r} (documents read: {documents})")
     start = time.perf_counter()
+    stages = dict.fromkeys(ANALYSIS_STAGES, 0.0)
     if settings.cache is None:
-        analysis, cached = analyse_topic(topic, encoder, documents), False
+        analysis, cached = analyse_topic(topic, encoder, documents, seconds=stages), False
     else:
-        analysis, cached = settings.cache.analyse(topic)
-    seconds = {"analysis": time.perf_counter() - start}
+        analysis, cached = settings.cache.analyse(topic, stages)
+    seconds = {"analysis": time.perf_counter() - start, **stages}
     readers = tuple(r.for_questions(q.qid for q in topic.questions) for r in settings.readers)
-    probabilities, solution = answer_topic(analysis, scorer, settings.without, settings.params, settings.time_limit,
-                                           readers, seconds)
+    without, params = settings.rules()
+    probabilities, solution = answer_topic(analysis, scorer, without, params, settings.time_limit, readers, seconds,
+                                           settings.explain)
+    evidence = pair_evidence(analysis, scorer) if settings.explain else None
     answers = tuple(
         Answer(q.qid, solution.answers[q.qid],
-               {**explain_question(q, analysis.graph, probabilities, solution, readers), "documents": len(topic.documents),
-                "documents_read": documents})
+               {**explain_question(q, analysis.graph, probabilities, solution, readers, evidence),
+                "documents": len(topic.documents), "documents_read": documents, "priors": settings.priors})
         for q in topic.questions
     )
     return TopicAnswer(topic.topic_id, answers, seconds, cached)
+
+
+def pair_evidence(analysis: TopicAnalysis, scorer: Scorer) -> dict[tuple[int, int], list[dict]]:
+    """For every candidate pair, what in the documents moved its score (reason.explain.evidence_record)."""
+    effects = evidence_effects(analysis.table, scorer)
+    sources = dict(zip(analysis.doc_evidence.pairs, analysis.doc_evidence.sources))
+    return {p: evidence_record(effects[p], sources.get(p, ()), analysis.extraction) for p in analysis.table.pairs}
+
+
+# Characters of unread documents from which a run is worth two worker processes: each loads spaCy and the encoder
+# (about 8 s), and reading runs at about 20,000 characters a second on one core (BENCHMARKS.md, "Speed").
+PARALLEL_CHARS = 200_000
+
+
+def auto_workers(topics: list[Topic], cache: AnalysisCache | None, documents: bool, cpus: int | None = None) -> int:
+    """How many processes answer the topics by default: two (at most the CPUs) where at least two topics must be
+    analysed and their documents hold PARALLEL_CHARS characters or more, else one."""
+    todo = [t for t in topics if cache is None or not cache.path(t).is_file()]
+    chars = sum(len(d.content) for t in todo for d in t.documents) if documents else 0
+    return min(2, cpus or os.cpu_count() or 1) if len(todo) >= 2 and chars >= PARALLEL_CHARS else 1
 
 
 def answer_topics(
@@ -104,21 +147,24 @@ def answer_topics(
 
 def answer_topic(
     analysis: TopicAnalysis,
-    scorer: EdgeScorer,
+    scorer: Scorer,
     without: frozenset[str] = frozenset(),
     params: SolverParams = SolverParams(),
     time_limit: float | None = None,
     readers: tuple[ReaderJudgements, ...] = (),
     seconds: dict[str, float] | None = None,
+    explain: bool = True,
 ) -> tuple[dict[tuple[int, int], float], Solution]:
     """Score every candidate edge and solve the topic (with the scorer's bias unless `params` sets one),
-    fusing the readers' judgements on the topic's questions; returns the edge probabilities and the solution.
-    `seconds`, where given, gets the seconds of scoring and of solving."""
+    fusing the readers' judgements on the topic's questions; returns the edge probabilities and the solution,
+    with what decided each option and each question's confidence unless `explain` is False. `seconds`, where
+    given, gets the seconds of scoring and of solving."""
     start = time.perf_counter()
     probabilities = edge_scores(analysis.table, scorer)
     scored = time.perf_counter()
     readers = tuple(r.for_questions(q.qid for q in analysis.topic.questions) for r in readers)
-    solution = solve_analysis(analysis, probabilities, without, with_scorer_bias(params, scorer), time_limit, readers)
+    solution = solve_analysis(analysis, probabilities, without, with_scorer_bias(params, scorer, len(analysis.topic.questions)), time_limit, readers,
+                              explain=explain)
     if seconds is not None:
         seconds.update(scoring=scored - start, solving=time.perf_counter() - scored)
     return probabilities, solution

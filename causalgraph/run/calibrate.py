@@ -23,13 +23,14 @@ def calibrated_settings(topics: list[Topic], settings: Settings, weight: int | N
         return settings
     analyses, edges = [], []
     if weight is None:
-        scorer, encoder = scorer_for(settings.model)
+        scorer, encoder = scorer_for(settings.model, settings.priors)
         documents = reads_documents(scorer)
         for topic in topics:
             analysis = (settings.cache.analyse(topic)[0] if settings.cache is not None
                         else analyse_topic(topic, encoder, documents))
             analyses.append(analysis)
             edges.append(edge_scores(analysis.table, scorer))
-    readers = calibrate_readers(settings.readers, analyses, edges, weight, calibrations)
+    without, params = settings.rules()
+    readers = calibrate_readers(settings.readers, analyses, edges, weight, calibrations, without=without, params=params)
     return replace(settings, readers=readers)
 

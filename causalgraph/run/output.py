@@ -6,6 +6,7 @@ written."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -46,11 +47,14 @@ def special_kind(path: Path) -> str | None:
     return next((kind for test, kind in KINDS.items() if test(mode)), "not a regular file")
 
 
-def check_outputs(outputs: dict[str, str | os.PathLike | None], inputs: Iterable[Path]) -> dict[str, Path]:
+def check_outputs(outputs: dict[str, str | os.PathLike | None], inputs: Iterable[Path],
+                  folders: dict[str, str | os.PathLike | None] | None = None) -> dict[str, Path]:
     """The given outputs by option name, resolved (symlinks followed). OutputError when one is an input file of
-    the run, two name the same file, or one cannot be written (a folder, a device, pipe or socket, a read-only
-    place): found before any work starts."""
+    the run, two name the same file, one is (or holds) a folder that the run writes in (`folders` by option
+    name: the cache folder), or one cannot be written (a folder, a device, pipe or socket, a read-only place):
+    found before any work starts."""
     inputs = {Path(p).resolve() for p in inputs if Path(p).exists()}
+    writes_in = {option: Path(f).expanduser().resolve() for option, f in (folders or {}).items() if f is not None}
     resolved: dict[str, Path] = {}
     for option, given in outputs.items():
         if given is None:
@@ -64,24 +68,41 @@ def check_outputs(outputs: dict[str, str | os.PathLike | None], inputs: Iterable
         same = [other for other, p in resolved.items() if p == path]
         if same:
             raise OutputError(f"{option} {given}: {same[0]} names the same file")
+        inside = [other for other, f in writes_in.items() if f == path or path in f.parents]
+        if inside:
+            raise OutputError(f"{option} {given}: {inside[0]} {writes_in[inside[0]]} is a folder there; give them apart")
         if path.is_dir():
             raise OutputError(f"{option} {given}: is a folder")
         kind = special_kind(path)
         if kind:
             raise OutputError(f"{option} {given}: is {kind}, not a regular file; refusing to write to it")
+        folder = next(p for p in path.parents if os.path.lexists(p))  # the folders below it are made when writing
+        if not folder.is_dir():
+            raise OutputError(f"{option} {given}: cannot be written ({folder} is not a folder)")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            os.unlink(_beside(path, ".probe"))
+            os.unlink(_beside(folder / path.name, ".probe"))
         except OSError as err:
             raise OutputError(f"{option} {given}: cannot be written ({err.strerror or err})") from None
         resolved[option] = path
     return resolved
 
 
+def _stem(path: Path) -> str:
+    """The part of the name of `path` that its temporary files bear: the name itself, or for a name too long to
+    leave room in a file name (255 bytes) for the rest, its first hundred bytes and a hash of the whole."""
+    name = path.name
+    if len(os.fsencode(name)) <= 200:
+        return name
+    short = name
+    while len(os.fsencode(short)) > 100:
+        short = short[:-1]
+    return f"{short}~{hashlib.sha256(os.fsencode(name)).hexdigest()[:16]}"
+
+
 def _beside(path: Path, suffix: str) -> str:
     """A new empty file beside `path`, named after it and this process, so that a later run can tell the
     debris of a dead one."""
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=suffix, dir=path.parent)
+    fd, name = tempfile.mkstemp(prefix=f".{_stem(path)}.{os.getpid()}-", suffix=suffix, dir=path.parent)
     os.close(fd)
     return name
 
@@ -98,7 +119,7 @@ def _alive(pid: int) -> bool:
 
 def remove_debris(path: Path) -> None:
     """Remove the temporary and set-aside files that runs no longer alive left beside the output `path`."""
-    pattern = re.compile(rf"\.{re.escape(path.name)}\.(?:(\d+)-)?[a-z0-9_]{{8}}\.(?:tmp|old|probe)")
+    pattern = re.compile(rf"\.{re.escape(_stem(path))}\.(?:(\d+)-)?[a-z0-9_]{{8}}\.(?:tmp|old|probe)")
     try:
         entries = list(os.scandir(path.parent))
     except FileNotFoundError:
@@ -117,20 +138,24 @@ def remove_debris(path: Path) -> None:
 def write_files(files: dict[Path, str | bytes]) -> None:
     """Write every file (a symlink: the file it points to) to a temporary file beside it, rename the old
     outputs aside, then rename the new ones into place. On any error (Ctrl-C included) every output is left
-    as it was: the old ones come back, a new one is removed, and the temporary files go. OSError, before
-    anything is written, for an output that exists and is not a regular file."""
+    as it was: the old ones come back, a new one is removed, and the temporary files and the folders made for
+    the outputs go. OSError, before anything is written, for an output that exists and is not a regular file."""
     targets = {Path(os.path.realpath(path)): content for path, content in files.items()}
     for path in targets:
         kind = special_kind(path)
         if kind or path.is_dir():
             raise OSError(f"{path}: is {kind or 'a folder'}, not a regular file; refusing to write to it")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        remove_debris(path)
     made: list[str] = []  # every temporary and set-aside file, removed on failure where still there
+    folders: list[Path] = []  # the folders made here, removed on failure
     temps: dict[Path, str] = {}
     aside: dict[Path, str] = {}
     placed: list[Path] = []
     try:
+        for path in targets:
+            for folder in reversed([p for p in path.parents if not os.path.lexists(p)]):
+                folder.mkdir()
+                folders.append(folder)
+            remove_debris(path)
         for path, content in targets.items():
             made.append(_beside(path, ".tmp"))
             temps[path] = made[-1]
@@ -156,6 +181,11 @@ def write_files(files: dict[Path, str | bytes]) -> None:
         for leftover in made:
             if os.path.exists(leftover):
                 os.unlink(leftover)
+        for folder in reversed(folders):
+            try:
+                folder.rmdir()
+            except OSError:  # something else was put there meanwhile
+                pass
         raise
     for old in aside.values():
         os.unlink(old)

@@ -1,2 +1,2 @@
-"""Stage 2, text: spaCy over the documents (sentences, dates, causal and temporal cues), sentence encoders,
-and the evidence sentences retrieved for each event."""
+"""Stage 2, text: spaCy over each document (sentences, the dates they state, causal and temporal cues),
+dates, words and sentence encoders."""

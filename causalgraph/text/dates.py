@@ -36,7 +36,17 @@ class PartialDate:
 
 
 # A date right after these words is not when the event happened ("taxes effective January 1").
-_NOT_EVENT_DATE = re.compile(r"\b(?:effective|until|through|by|to|from|since)\s+$", re.I)
+_NOT_EVENT_DATE = re.compile(r"\b(?:effective|until|through|by|to|from|since)$", re.I)
+_LONGEST_NOT_EVENT_WORD = len("effective") + 1  # with the character before it, for the word boundary
+
+
+def _after_not_event_word(text: str, start: int) -> bool:
+    """Whether whitespace and one of the _NOT_EVENT_DATE words come right before `start`. It reads back over
+    that whitespace and a word's length only, so that parsing a text costs time linear in its length."""
+    end = start
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    return end < start and bool(_NOT_EVENT_DATE.search(text[max(0, end - _LONGEST_NOT_EVENT_WORD) : end]))
 
 
 def parse_date(text: str) -> PartialDate | None:
@@ -47,7 +57,7 @@ def parse_date(text: str) -> PartialDate | None:
     hits = []
     for pattern in _PATTERNS:
         for m in pattern.finditer(text):
-            if _NOT_EVENT_DATE.search(text[: m.start()]):
+            if _after_not_event_word(text, m.start()):
                 continue
             groups = m.groupdict()
             month = MONTHS[groups["month"].lower()] if groups.get("month") else None
@@ -107,6 +117,26 @@ def anchor_date(iso: str, stated: list[PartialDate]) -> datetime.date | None:
         return datetime.date.fromisoformat(iso)
     full = [f for f in map(full_date, stated) if f]
     return max(full) if full else None
+
+
+def day_number(d: PartialDate, year: int | None = None) -> int | None:
+    """The day a date stands for, as a proleptic Gregorian ordinal, at the precision it states: a missing year
+    is `year`, a missing month mid-year, a missing day mid-month; None without a year, or for no real day."""
+    year = d.year or year
+    if year is None:
+        return None
+    try:
+        return datetime.date(year, d.month or 7, d.day or (15 if d.month else 2)).toordinal()
+    except ValueError:
+        return None
+
+
+def iso_day(iso: str) -> int | None:
+    """The ordinal of a yyyy-mm-dd publication date; None for "" or no real day."""
+    try:
+        return datetime.date.fromisoformat(iso).toordinal() if iso else None
+    except ValueError:
+        return None
 
 
 def full_date(d: PartialDate | None) -> datetime.date | None:

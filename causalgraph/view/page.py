@@ -23,7 +23,7 @@ from ..config import TEMPLATES_DIR
 from ..data import Question, Topic
 from ..graph.topic import candidate_pairs
 from ..readers.base import ReaderJudgements
-from ..reason.explain import explain_question, reason_line
+from ..reason.explain import confidence_words, explain_question, summary
 from ..reason.facts import Excluded, describe, log_odds
 from ..reason.solve import Solution
 from ..run.output import write_files
@@ -130,34 +130,39 @@ def build_network(graph: nx.DiGraph, scores: dict[tuple[int, int], float], solut
             width=width,
             dashes=dashes,
             shadow=CHOSEN_GLOW if chosen else False,
-            label=f"\u2713 {p:.2f}" if chosen and p is not None else "",
+            label="",  # the page writes chosenLabel on the edge while its question is picked
+            chosenLabel=f"\u2713 {p:.2f}" if chosen and p is not None else "",
             font={"size": 11, "color": "#1a6b3a", "strokeWidth": 3, "align": "horizontal"},
         )
     return net
 
 
 def question_view(question: Question, graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution,
-                  evidence: dict | None, readers: tuple[ReaderJudgements, ...] = ()) -> dict:
-    """The explanation panel of one question: its --explain record (readers' judgements included) with the
-    evidence sentences of each event."""
-    record = explain_question(question, graph, scores, solution, readers)
+                  evidence: dict | None, readers: tuple[ReaderJudgements, ...] = (),
+                  moved: dict[tuple[int, int], list[dict]] | None = None) -> dict:
+    """The explanation panel of one question: its --explain record (readers' judgements included, and what in the
+    documents moved each option's score, from `moved`) with the evidence sentences of each event (`mentions`), its
+    confidence in words, and a summary of what decided its answer."""
+    record = explain_question(question, graph, scores, solution, readers, moved)
     target = record["target_event"]
-    options = [{"label": label, **opt, "evidence": evidence_of(evidence, opt.get("event"))}
+    options = [{"label": label, "evidence": [], **opt, "mentions": evidence_of(evidence, opt.get("event"))}
                for label, opt in record["options"].items()]
     return {
         "record": record,
         "options": options,
-        "reason": reason_line(record),
+        "summary": summary(record),
+        "confidence": confidence_words(record["confidence"]),
         "gold": None if question.gold is None else ",".join(sorted(question.gold)),
         "target_evidence": evidence_of(evidence, target),
     }
 
 
 def topic_page(topic: Topic, graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution,
-               evidence: dict | None = None, readers: tuple[ReaderJudgements, ...] = ()) -> str:
+               evidence: dict | None = None, readers: tuple[ReaderJudgements, ...] = (),
+               moved: dict[tuple[int, int], list[dict]] | None = None) -> str:
     """The HTML page of a topic: vis-network inlined, no remote resources, all document text escaped."""
     net = build_network(graph, scores, solution, evidence)
-    questions = [question_view(q, graph, scores, solution, evidence, readers) for q in topic.questions]
+    questions = [question_view(q, graph, scores, solution, evidence, readers, moved) for q in topic.questions]
     slots = graph.graph["questions"]
     data = {
         "nodes": net.nodes,
@@ -185,9 +190,10 @@ def topic_page(topic: Topic, graph: nx.DiGraph, scores: dict[tuple[int, int], fl
 
 
 def render_topic(analysis, scores: dict[tuple[int, int], float], solution: Solution, path: str | Path,
-                 readers: tuple[ReaderJudgements, ...] = ()) -> Path:
-    """Write the page of an analysed and solved topic; evidence is shown when the analysis has `evidence`."""
+                 readers: tuple[ReaderJudgements, ...] = (), moved: dict[tuple[int, int], list[dict]] | None = None) -> Path:
+    """Write the page of an analysed and solved topic; evidence is shown when the analysis has `evidence`, and
+    what moved each option's score where `moved` gives it (run.batch.pair_evidence)."""
     path = Path(path)
     evidence = getattr(analysis, "evidence", None)
-    write_files({path: topic_page(analysis.topic, analysis.graph, scores, solution, evidence, readers)})
+    write_files({path: topic_page(analysis.topic, analysis.graph, scores, solution, evidence, readers, moved)})
     return path

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,7 +15,8 @@ import networkx as nx
 import numpy as np
 
 from ..text.dates import PartialDate, is_after, parse_date
-from ..text.extract import TopicExtraction
+from ..text.extract import CueMatch, TopicExtraction
+from .retrieve import Retrieval
 
 MENTION_MIN = 0.6  # relevance (cosine + a share of BM25) a sentence needs to count as a mention of an event
 MENTIONS = 3  # mentions kept per event, best first
@@ -45,16 +47,15 @@ class Timeline:
         return (target, cause) in self.before
 
 
-def build_timeline(extraction: TopicExtraction, texts: list[str], norms: list[str], rel: np.ndarray,
-                   event_vectors: np.ndarray, cue_vectors: tuple[np.ndarray, np.ndarray]) -> Timeline:
-    """The timeline of the events (`texts`, `norms`: rows of `rel`, the event x sentence relevance, and of
-    `event_vectors`) from the extraction's sentences and cue matches (`cue_vectors`: their clauses' vectors).
-    An event's date is the one its own text states, else that of its best dated mention (sentence -1 in
-    `dates` stands for the event's text)."""
+def build_timeline(extraction: TopicExtraction, texts: list[str], norms: list[str], retrieval: Retrieval,
+                   event_vectors: np.ndarray, cue_vectors: dict[CueMatch, tuple[np.ndarray, np.ndarray]]) -> Timeline:
+    """The timeline of the events (`texts`, `norms`: rows of the `retrieval` and of `event_vectors`) from the
+    extraction's sentences and cue matches (`cue_vectors`: their clauses' vectors). An event's date is the one its own text states, else that of its best dated mention (sentence
+    -1 in `dates` stands for the event's text)."""
     mentions: dict[str, tuple[int, ...]] = {}
     dates: dict[str, tuple[PartialDate, int]] = {}
     for e, norm in enumerate(norms):
-        best = [int(s) for s in np.argsort(-rel[e], kind="stable")[:MENTIONS] if rel[e, s] >= MENTION_MIN]
+        best = [s for s, r in retrieval.best(e, MENTIONS) if r >= MENTION_MIN]
         if best:
             mentions[norm] = tuple(best)
         dated = [(d, s) for s in best if (d := extraction.sentences[s].date) is not None]
@@ -69,12 +70,14 @@ def build_timeline(extraction: TopicExtraction, texts: list[str], norms: list[st
             if a != b and is_after(db, da) and max(sa, sb) >= 0:  # two event texts: later(E,T,dates) in rules/temporal.lp
                 before[(a, b)] = Edge("dates", tuple(s for s in (sa, sb) if s >= 0))
     causes: dict[tuple[str, str], Edge] = {}
-    cause_vecs, effect_vecs = cue_vectors
-    if len(extraction.cues):
-        cause_sim, effect_sim = event_vectors @ cause_vecs.T, event_vectors @ effect_vecs.T
-        for c, cue in enumerate(extraction.cues):
-            i, j = int(cause_sim[:, c].argmax()), int(effect_sim[:, c].argmax())
-            if i == j or cause_sim[i, c] < CLAUSE_MIN or effect_sim[j, c] < CLAUSE_MIN:
+    if cue_vectors and len(event_vectors):
+        for cue, (cause_vec, effect_vec) in cue_vectors.items():
+            cause_sim, effect_sim = event_vectors @ cause_vec, event_vectors @ effect_vec
+            # the two clauses stand for two different events: the pair that both clauses match best
+            both = np.minimum(cause_sim[:, None], effect_sim[None, :])
+            np.fill_diagonal(both, -np.inf)
+            i, j = np.unravel_index(int(np.argmax(both)), both.shape)
+            if both[i, j] < CLAUSE_MIN:
                 continue
             edge = Edge(cue.cue, (cue.sentence,))
             before.setdefault((norms[i], norms[j]), edge)
@@ -126,8 +129,29 @@ def graph_format(path: str | os.PathLike) -> str:
     return suffix[1:]
 
 
+# Characters that XML 1.0 does not allow in a document at all, escaped or not (most control characters).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _xml_text(value):
+    """A string attribute with the characters XML cannot hold written as Python escapes (\\x1b); other values as
+    they are."""
+    return _NOT_XML.sub(lambda m: repr(m.group())[1:-1], value) if isinstance(value, str) else value
+
+
+def xml_safe(graph: nx.Graph) -> nx.Graph:
+    """A copy of the graph that GraphML can hold: node ids and string attributes without the characters XML 1.0
+    forbids (ids have their backslashes doubled as well, so that two ids stay two)."""
+    ids = {n: _xml_text(n.replace("\\", "\\\\")) if isinstance(n, str) else n for n in graph}
+    safe = nx.relabel_nodes(graph, ids, copy=True)
+    attributes = [safe.graph, *(d for _, d in safe.nodes(data=True)), *(d for *_, d in safe.edges(data=True))]
+    for data in attributes:
+        data.update({k: _xml_text(v) for k, v in data.items()})
+    return safe
+
+
 def graph_bytes(graph: nx.Graph, path: str | os.PathLike) -> bytes:
-    """The graph as GraphML (a .graphml path) or networkx node-link JSON (a .json path)."""
+    """The graph as GraphML (a .graphml path; see xml_safe) or networkx node-link JSON (a .json path)."""
     if graph_format(path) == "graphml":
-        return "\n".join(nx.generate_graphml(graph)).encode()
+        return "\n".join(nx.generate_graphml(xml_safe(graph))).encode()
     return json.dumps(nx.node_link_data(graph, edges="edges"), indent=1, sort_keys=True).encode()

@@ -1,0 +1,108 @@
+"""How the evidence stage reads the documents, measured on the size curve: the shipped evidence scorer (size-aware,
+documents + dates) under one grouped-by-topic 5-fold CV over train + dev + sample (topics 11-36 read
+train-evidence/), with the precision bias at 200, for each way of reading:
+
+- shipped: every sentence embedded by the encoder's int8 version;
+- float embeddings: every sentence embedded by the float encoder (four times the encoding time);
+- BM25 candidates, k = 8 or 16: only the k sentences that BM25 ranks highest for each event count (and need
+  embedding), a cheaper retrieval that was tried first.
+
+Each variant analyses the topics in a cache folder of its own under --cache-dir (cold runs take minutes).
+
+    python benchmarks/evidence_variants.py --data ../shared/aer
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+from rank_bm25 import BM25Okapi
+
+import causalgraph.evidence.retrieve as retrieve_module
+import causalgraph.evidence.topic as topic_module
+from causalgraph.analysis.cache import AnalysisCache
+from causalgraph.analysis.table import FEATURE_GROUPS
+from causalgraph.config import DEFAULT_ENCODER, default_cache_dir
+from causalgraph.data import load_labelled
+from causalgraph.experiments.inputs import target_shapes
+from causalgraph.experiments.sizes import cut_all, format_curve, scorer_rows
+from causalgraph.graph.features import STRUCTURE_FEATURES
+from causalgraph.learn.bands import SHIPPED_GROUPS
+from causalgraph.learn.crossval import SIZE_COPIES, resized_sets, sized_copies
+from causalgraph.learn.scorer import EdgeScorer
+from causalgraph.text.words import word_tokens
+
+SIZES = (1, 3, 5, 10, None, "test-shaped")
+BIAS = 200
+
+
+def bm25_retrieve(k: int):
+    """evidence.retrieve.retrieve keeping, for each event, only its k best sentences by BM25 (the others -inf)."""
+    real = retrieve_module.retrieve
+
+    def retrieve(extraction, sentences, event_texts, event_vectors):
+        found = real(extraction, sentences, event_texts, event_vectors)
+        if not extraction.sentences:
+            return found
+        bm25 = BM25Okapi([word_tokens(s.text) or ["_"] for s in extraction.sentences])
+        relevance = np.full_like(found.relevance, -np.inf)
+        for e, text in enumerate(event_texts):
+            scores = bm25.get_scores(word_tokens(text))
+            keep = [s for s in np.argsort(-scores, kind="stable")[:k] if scores[s] > 0]
+            relevance[e, keep] = found.relevance[e, keep]
+        return retrieve_module.Retrieval(relevance)
+
+    return retrieve
+
+
+@contextmanager
+def variant(name: str):
+    """The evidence stage patched for one variant (the shipped one unpatched)."""
+    saved = (retrieve_module.QUANTIZED, topic_module.retrieve)
+    if name == "float embeddings":
+        retrieve_module.QUANTIZED = False
+    elif name.startswith("BM25 candidates"):
+        topic_module.retrieve = bm25_retrieve(int(name.rsplit(" ", 1)[1]))
+    try:
+        yield
+    finally:
+        retrieve_module.QUANTIZED, topic_module.retrieve = saved
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--cache-dir", type=Path, default=default_cache_dir() / "evidence-variants")
+    args = parser.parse_args()
+    topics = load_labelled(args.data, evidence=True)
+    shapes = target_shapes(args.data, "test")
+    features = STRUCTURE_FEATURES + sum((FEATURE_GROUPS[g] for g in SHIPPED_GROUPS), ())
+    rows = []
+    for name in ("shipped (int8 embeddings of every sentence)", "float embeddings", "BM25 candidates, k = 8",
+                 "BM25 candidates, k = 16"):
+        start = time.time()
+        with variant(name):
+            folder = default_cache_dir() if name.startswith("shipped") else args.cache_dir / name.replace(" ", "-")
+            cache = AnalysisCache.open(folder, DEFAULT_ENCODER)
+            analyses = [cache.analyse(t)[0] for t in topics]
+        today, held = resized_sets(analyses, shapes)
+        sized = [a + b for a, b in zip(today, sized_copies(analyses, SIZE_COPIES, shapes))]
+        cuts = {k: held if k == "test-shaped" else cut_all(analyses, k, 0) for k in SIZES}
+        made, _ = scorer_rows(name, analyses, cuts, args.folds, partial(EdgeScorer, features=features), sized, BIAS)
+        rows += made
+        print(f"{name}: {time.time() - start:.0f}s", file=sys.stderr, flush=True)
+    print(f"Grouped-by-topic {args.folds}-fold CV over {len(topics)} topics, the shipped evidence scorer's features, "
+          f"bias {BIAS}\n")
+    print(format_curve(rows, SIZES))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

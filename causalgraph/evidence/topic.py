@@ -1,0 +1,60 @@
+"""The evidence of one topic, computed once: the sentences retrieved for each event, the evidence features of
+every candidate pair with the sentences they were read from, the documents' timeline, and the pairs whose
+texts' own dates place the cause after its target (the two sources of rules/temporal.lp's dated order)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+
+from ..text.dates import later_pairs
+from ..text.extract import TopicExtraction
+from .features import EVIDENCE_FEATURES, PairReader, Source
+from .retrieve import DocumentVectors, Retrieval, embed_events, retrieve
+from .timeline import Timeline, build_timeline
+
+
+@dataclass(frozen=True)
+class DocumentEvidence:
+    """What the documents (and the event texts' own dates) say about a topic's events and candidate pairs.
+    `features[i]` and `sources[i]` belong to `pairs[i]`; `mentions` maps an event to its best sentences as
+    (document title, sentence) pairs; `after` holds the pairs whose texts' own dates place E after T."""
+
+    pairs: list[tuple[int, int]]
+    features: np.ndarray
+    sources: tuple[tuple[Source, ...], ...]
+    retrieval: Retrieval
+    timeline: Timeline
+    after: frozenset[tuple[int, int]]
+    mentions: dict[int, list[tuple[str, str]]]
+
+    def subset(self, events: list[int], pairs: list[tuple[int, int]]) -> DocumentEvidence:
+        """The evidence of a subset of the events (the new node i is the old node `events[i]`) and their
+        candidate `pairs` (new ids): a pair's evidence depends on its two events alone, so rows are copied."""
+        row = {p: i for i, p in enumerate(self.pairs)}
+        rows = [row[(events[e], events[t])] for e, t in pairs]
+        mentions = {n: self.mentions[old] for n, old in enumerate(events) if old in self.mentions}
+        after = frozenset(p for p in pairs if (events[p[0]], events[p[1]]) in self.after)
+        return DocumentEvidence(pairs, self.features[rows].reshape(len(pairs), len(EVIDENCE_FEATURES)),
+                                tuple(self.sources[r] for r in rows), self.retrieval.subset(events), self.timeline,
+                                after, mentions)
+
+
+def read_evidence(extraction: TopicExtraction, embedded: DocumentVectors, graph: nx.DiGraph,
+                  pairs: list[tuple[int, int]], encoder: str) -> DocumentEvidence:
+    """The evidence of the graph's events and candidate `pairs`, from the extraction and the embeddings of its
+    sentences and cue clauses (`embedded`, in the extraction's order)."""
+    texts = [graph.nodes[n]["text"] for n in graph]
+    vectors = embed_events(texts, encoder)
+    retrieval = retrieve(extraction, embedded.sentences, texts, vectors)
+    cue_vectors = {cue: (embedded.cues[i, 0], embedded.cues[i, 1]) for i, cue in enumerate(extraction.cues)}
+    reader = PairReader(extraction, retrieval, texts, vectors, cue_vectors)
+    read = [reader.read(e, t) for e, t in pairs]
+    features = np.array([f for f, _ in read]).reshape(len(pairs), len(EVIDENCE_FEATURES))
+    mentions = {n: [(extraction.titles[extraction.sentences[s].doc], extraction.sentences[s].text)
+                    for s, _ in retrieval.best(n)] for n in range(len(texts)) if extraction.sentences}
+    timeline = build_timeline(extraction, texts, [graph.nodes[n]["norm"] for n in graph], retrieval, vectors, cue_vectors)
+    after = frozenset(later_pairs(dict(enumerate(texts)), pairs))
+    return DocumentEvidence(pairs, features, tuple(tuple(s) for _, s in read), retrieval, timeline, after, mentions)
