@@ -7,6 +7,7 @@ import sys
 
 from ..experiments.ablation import ablation_rows, format_table
 from ..experiments.inputs import describe_held, labelled_analyses
+from ..learn.bands import fold_blends, shipped_bands
 from ..learn.crossval import resized_sets
 from ..reason.solve import SolverParams
 from .common import cv_inputs, cv_parser, plural, run_command, step
@@ -20,21 +21,25 @@ def build_parser():
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    inputs = cv_inputs(args)
+    inputs = cv_inputs(args, evidence=True)  # 11-36 read train-evidence/ for the shipped scorer's evidence
     if inputs is None:
         return 2
-    topics, shapes, bias = inputs
+    topics, shapes, _ = inputs
     progress = not args.quiet
     analyses = labelled_analyses(topics, args.encoder, progress)
     with step(f"cutting each topic into copies of the {args.resize_to} split's topic shapes", progress and bool(shapes)):
-        extra, held = resized_sets(analyses, shapes)
-    params = SolverParams(bias=bias)
-    print(f"Grouped-by-topic {args.folds}-fold CV over {plural(len(topics), 'topic')} (train + dev + sample), bias {bias}")
+        held = resized_sets(analyses, shapes)[1]
+    params = SolverParams(bias=args.bias)
+    bias = f"bias {args.bias}" if args.bias is not None else "the shipped precision bias of each topic's size"
+    print(f"Grouped-by-topic {args.folds}-fold CV over {plural(len(topics), 'topic')} (train + dev + sample), the "
+          f"shipped kind of scorer, {bias}")
     print("\n## Whole held-out topics\n")
-    print(format_table(ablation_rows(analyses, args.folds, params, extra, progress=progress)), flush=True)
+    with step(f"training the scorers of {args.folds} folds", progress):
+        models = fold_blends(analyses, shapes, args.folds, shipped_bands())
+    print(format_table(ablation_rows(analyses, models, params, progress=progress)), flush=True)
     if held is not None:
         print(f"\n## Held-out topics cut to the {args.resize_to} split's topic shapes ({describe_held(held, shapes)})\n")
-        print(format_table(ablation_rows(analyses, args.folds, params, extra, held, progress)))
+        print(format_table(ablation_rows(analyses, models, params, held, progress)))
     return 0
 
 

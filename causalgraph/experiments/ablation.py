@@ -5,25 +5,25 @@ from __future__ import annotations
 
 from tqdm import tqdm
 
-from ..learn.crossval import FoldResult, bootstrap_interval, fold_scorers, held_out_edges, held_out_scores
+from ..learn.crossval import FoldResult, bootstrap_interval, held_out_edges, held_out_scores
+from ..learn.scorer import Scorer
 from ..reason.solve import SWITCHABLE, SolverParams
 
 
-def ablation_rows(analyses, folds: int, params: SolverParams = SolverParams(), extra=None, held=None,
+def ablation_rows(analyses, models: list[Scorer], params: SolverParams = SolverParams(), held=None,
                   progress: bool = False) -> list[FoldResult]:
-    """The full program first, then one row per switchable rule group switched off. `extra` and `held` are
-    per-topic copies added to training and scored in place of the topics (see crossval.resized_sets). With
-    `progress`, a bar of the steps (training the fold scorers, then solving under each program) on stderr."""
+    """The full program first, then one row per switchable rule group switched off, each topic scored by its
+    held-out scorer in `models` (learn.bands.fold_blends: the kind `train` ships) and answered with the
+    precision bias of its size unless `params` sets one. `held`: per-topic copies scored in place of the topics
+    (see crossval.resized_sets). With `progress`, a bar of the programs solved on stderr."""
     programs = {"full program": frozenset(), **{f"without {g}": frozenset({g}) for g in SWITCHABLE}}
+    scored, edges = held_out_edges(analyses, models, held)
+    scorers = [m for m, cs in zip(models, held) for _ in cs] if held is not None else models
     rows = []
-    with tqdm(total=1 + len(programs), desc=f"training the scorers of {folds} folds", unit="step",
-              disable=not progress) as bar:
-        scored, edges = held_out_edges(analyses, fold_scorers(analyses, folds, extra=extra), held)
-        for name, without in programs.items():
-            bar.update()
+    with tqdm(programs.items(), desc="solving", unit="program", disable=not progress) as bar:
+        for name, without in bar:
             bar.set_description(f"solving: {name}")
-            rows.append(held_out_scores(scored, edges, name, without, params))
-        bar.update()
+            rows.append(held_out_scores(scored, edges, name, without, params, scorers))
     return rows
 
 

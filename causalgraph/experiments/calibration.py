@@ -19,9 +19,9 @@ from ..analysis.analyse import TopicAnalysis, subset_analysis
 from ..config import DEFAULT_MODEL
 from ..data import LABELS, question_score
 from ..learn.calibration import calibrate_readers, option_evidence
-from ..learn.bands import scorer_kinds
-from ..learn.crossval import SIZE_COPIES, TRAIN_COPIES, TopicShape, fit_scorer, resized_copies, sized_copies
-from ..learn.scorer import SizeBand, SizeBlend, edge_scores, load_scorer, reads_documents
+from ..learn.bands import fold_blends, shipped_bands
+from ..learn.crossval import TopicShape
+from ..learn.scorer import edge_scores, load_scorer, reads_documents
 from ..readers.base import ReaderJudgements
 from ..readers.calibration import MIN_OPEN, SCALE, Key, ReaderCalibration, fit_all_with_gold, vote
 from ..reason.solve import SolverParams, solve_analysis
@@ -52,33 +52,15 @@ def judged_topics(analyses: Sequence[TopicAnalysis], qids: set[str]) -> list[Top
 
 
 def structure_edges(analyses: list[TopicAnalysis], pieces: Sequence[TopicAnalysis], folds: int,
-                    shapes: list[TopicShape] | None = None, seed: int | None = None,
-                    model=DEFAULT_MODEL) -> list[dict]:
+                    shapes: list[TopicShape] | None = None, seed: int | None = None) -> list[dict]:
     """The structure model of the readers' measurements, the one place they take it from: the edge scores of each
     of `pieces` (topics cut from `analyses`) by the scorer of grouped CV over `analyses` that did not see its
-    topic. It is the kind `train` ships: a size blend of a structure scorer and an evidence scorer, fitted as
-    `train` fits them with copies of the labelled topics cut to `shapes` (default: the pieces' own shapes), their
-    log-odds mixed with the bands of `model`'s scorer. With a `seed`, the topics are shuffled into folds (a repeat
-    of the CV); without, the folds of `GroupKFold`."""
+    topic. It is the kind `train` ships: the size blend, fitted as `train` fits it with copies of the labelled
+    topics cut to `shapes` (default: the pieces' own shapes), with the shipped scorer's bands. With a `seed`, the
+    topics are shuffled into the folds (a repeat of the CV)."""
     shapes = shapes or [TopicShape.of(p.topic) for p in pieces]
-    extra = resized_copies(analyses, shapes, TRAIN_COPIES, seed=1)
-    sized = [a + b for a, b in zip(extra, sized_copies(analyses, SIZE_COPIES, shapes))]
-    make_structure, make_evidence = scorer_kinds()
-    bands = shipped_bands(model)
-    ids = [a.topic.topic_id for a in analyses]
-    cv = GroupKFold(n_splits=folds, shuffle=True, random_state=seed) if seed is not None else GroupKFold(folds)
-    models = {}
-    for train, test in cv.split(ids, groups=ids):
-        blend = SizeBlend(fit_scorer(make_structure, [analyses[i] for i in train], [extra[i] for i in train]),
-                          fit_scorer(make_evidence, [analyses[i] for i in train], [sized[i] for i in train]), bands)
-        models.update({ids[i]: blend for i in test})
+    models = dict(zip([a.topic.topic_id for a in analyses], fold_blends(analyses, shapes, folds, shipped_bands(), seed)))
     return [edge_scores(p.table, models[p.topic.topic_id]) for p in pieces]
-
-
-def shipped_bands(model=DEFAULT_MODEL) -> tuple[SizeBand, ...]:
-    """The size bands of `model`'s scorer (one band at its bias, all structure, for a single scorer)."""
-    scorer = load_scorer(model)[0]
-    return scorer.bands if isinstance(scorer, SizeBlend) else (SizeBand(None, 1.0, scorer.bias_for(10**9)),)
 
 
 def answered_sets(scored: list, edges: list) -> list[Run]:

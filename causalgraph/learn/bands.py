@@ -15,11 +15,12 @@ from sklearn.model_selection import GroupKFold
 
 from ..analysis.analyse import TopicAnalysis, subset_analysis
 from ..analysis.table import FEATURE_GROUPS
+from ..config import DEFAULT_MODEL
 from ..data import question_score
 from ..graph.features import QUESTION_FEATURES, STRUCTURE_FEATURES
 from ..reason.solve import PRIORS, SolverParams, solve_analysis
 from .crossval import SIZE_COPIES, TopicShape, cut_topic, fit_scorer, fold_scorers, resized_sets, sized_copies
-from .scorer import EdgeScorer, SizeBand, SizeBlend, edge_scores, mix
+from .scorer import EdgeScorer, SizeBand, SizeBlend, edge_scores, load_scorer, mix
 
 # Upper bounds of the bands of topic sizes (questions), the last band taking any larger topic. The labelled
 # topics are cut to sizes in each band (cut_topic) so that every band has held-out topics to choose by.
@@ -138,6 +139,37 @@ def for_priors(analyses: list[TopicAnalysis], shapes: list[TopicShape],
             [TopicShape(s.questions - s.none_offered, 0) for s in shapes if s.questions > s.none_offered])
 
 
+def blend_copies(analyses: list[TopicAnalysis], shapes: list[TopicShape]) -> tuple[list, list, list | None]:
+    """The copies of each topic that `train` uses: the structure scorer's training copies (cut to the answered
+    split's `shapes`; none without shapes), the evidence scorer's (those and the sized copies), and the
+    held-out copies cut to `shapes` (None without shapes)."""
+    extra, held = resized_sets(analyses, shapes)
+    extra = extra or [[] for _ in analyses]
+    return extra, [a + b for a, b in zip(extra, sized_copies(analyses, SIZE_COPIES, shapes))], held
+
+
+def shipped_bands(model=DEFAULT_MODEL) -> tuple[SizeBand, ...]:
+    """The size bands of `model`'s scorer (for a single scorer, one band: all structure, at its bias)."""
+    scorer = load_scorer(model)[0]
+    return scorer.bands if isinstance(scorer, SizeBlend) else (SizeBand(None, 1.0, scorer.bias_for(10**9)),)
+
+
+def fold_blends(analyses: list[TopicAnalysis], shapes: list[TopicShape], folds: int,
+                bands: tuple[SizeBand, ...], seed: int | None = None) -> list[SizeBlend]:
+    """For each topic, the size blend fitted as `train` fits the shipped one on the folds of a grouped CV without
+    it (with a `seed`, the topics shuffled into the folds), its log-odds mixed by `bands`."""
+    extra, sized, _ = blend_copies(analyses, shapes)
+    make_structure, make_evidence = scorer_kinds()
+    ids = [a.topic.topic_id for a in analyses]
+    cv = GroupKFold(n_splits=folds, shuffle=True, random_state=seed) if seed is not None else GroupKFold(folds)
+    models: dict[int, SizeBlend] = {}
+    for train, test in cv.split(ids, groups=ids):
+        blend = SizeBlend(fit_scorer(make_structure, [analyses[i] for i in train], [extra[i] for i in train]),
+                          fit_scorer(make_evidence, [analyses[i] for i in train], [sized[i] for i in train]), bands)
+        models.update({ids[i]: blend for i in test})
+    return [models[i] for i in ids]
+
+
 @dataclass
 class BlendReport:
     """What training measured: the held-out topics by size (`keys[i]`: the size, "whole" or "test-shaped", of
@@ -163,9 +195,7 @@ def train_blend(analyses: list[TopicAnalysis], shapes: list[TopicShape], folds: 
     say = progress or (lambda line: None)
     analyses, shapes = for_priors(analyses, shapes, priors)
     make_structure, make_evidence = scorer_kinds(priors)
-    extra, held_copies = resized_sets(analyses, shapes)
-    extra = extra or [[] for _ in analyses]
-    sized = [a + b for a, b in zip(extra, sized_copies(analyses, SIZE_COPIES, shapes))]
+    extra, sized, held_copies = blend_copies(analyses, shapes)
     say(f"{priors}: copies made")
     structure = fold_scorers(analyses, folds, make_structure, extra)
     evidence = fold_scorers(analyses, folds, make_evidence, sized)

@@ -11,7 +11,7 @@ from sklearn.model_selection import GroupKFold, cross_val_predict, cross_validat
 from ..data import question_score
 from ..analysis.analyse import TopicAnalysis, subset_analysis
 from ..reason.solve import SolverParams, solve_analysis
-from .scorer import EdgeScorer, edge_scores, pair_frame
+from .scorer import EdgeScorer, Scorer, edge_scores, pair_frame, with_scorer_bias
 
 
 @dataclass(frozen=True)
@@ -170,11 +170,14 @@ def held_out_scores(
     name: str = "full",
     without: frozenset[str] = frozenset(),
     params: SolverParams = SolverParams(),
+    scorers: list[Scorer] | None = None,
 ) -> FoldResult:
-    """Solve every topic with its held-out edge scores and score each question against gold."""
+    """Solve every topic with its held-out edge scores and score each question against gold; where `params` sets
+    no precision bias, each topic takes that of its scorer in `scorers` for its size."""
     results, topics = [], []
-    for analysis, edges in zip(analyses, scores):
-        solution = solve_analysis(analysis, edges, without, params)
+    for i, (analysis, edges) in enumerate(zip(analyses, scores)):
+        topic_params = with_scorer_bias(params, scorers[i], len(analysis.topic.questions)) if scorers else params
+        solution = solve_analysis(analysis, edges, without, topic_params)
         for q in analysis.topic.questions:
             results.append(question_score(solution.answers[q.qid], q.gold or frozenset()))
             topics.append(q.topic_id)
