@@ -32,6 +32,7 @@ from causalgraph.experiments.calibration import (SCALES, answer_analyses, fixed_
                                                   scale_choice, structure_edges, structure_only, with_gold,
                                                   without_gold)
 from causalgraph.experiments.inputs import cv_inputs, describe_shapes, shipped_biases
+from causalgraph.learn.bands import blend_copies
 from causalgraph.learn.calibration import option_evidence
 from causalgraph.learn.crossval import FoldResult, TopicShape, bootstrap_interval
 from causalgraph.readers.calibration import (DEPENDENCE, FALLBACK_WEIGHT, MIN_OPEN, SCALE, estimate_without_gold,
@@ -80,7 +81,9 @@ def main() -> None:
     untrained = {s: r for s, r in readers.items() if not s.startswith(TRAINED_ON_TRAIN)}
     trained = {s: r for s, r in readers.items() if s.startswith(TRAINED_ON_TRAIN)}
     pieces = judged_topics(analyses, set(dev))
-    repeats = [[(pieces, structure_edges(analyses, pieces, args.folds, seed=seed))] for seed in range(args.repeats)]
+    copies = blend_copies(analyses, [TopicShape.of(p.topic) for p in pieces])  # made once for every repeat
+    repeats = [[(pieces, structure_edges(analyses, pieces, args.folds, seed=seed, copies=copies))]
+               for seed in range(args.repeats)]
     print(f"precision bias by topic size {[bias(n) for n in (1, 5, 20, 40)]} at 1, 5, 20, 40 questions; grouped {args.folds}-fold CV repeated {args.repeats} times (seeds 0-{args.repeats - 1}); "
           "every figure is the mean over the repeats\n", flush=True)
     if "regime" in sections:
@@ -251,6 +254,7 @@ def guard(analyses, pieces, runs, untrained: dict, test_shapes, bias: int, folds
           "answered and calibrated on its own with the structure model trained for the test split's shapes, as a "
           "user's own small topic is answered; then the dev-only topics of the first repeat in runs of m topics, "
           "each run calibrated on its own. The estimate without the guard against fixed weights.\n")
+    copies = blend_copies(analyses, test_shapes)
     for k in SMALL_SIZES:
         small = []
         for piece in pieces:
@@ -259,7 +263,7 @@ def guard(analyses, pieces, runs, untrained: dict, test_shapes, bias: int, folds
             order = [index[q.qid] for q in piece.topic.questions]
             random.Random(f"{seed}/{piece.topic.topic_id}/{k}").shuffle(order)
             small += [subset_analysis(whole, order[i:i + k]) for i in range(0, len(order), k)]
-        edges = structure_edges(analyses, small, folds, test_shapes)
+        edges = structure_edges(analyses, small, folds, copies=copies)
         _guard_table(f"topics of {k} ({len(small)} topics)", [([p], [e]) for p, e in zip(small, edges)], untrained,
                      bias, folds)
     for m in RUN_SIZES:

@@ -28,7 +28,7 @@ def test_ablation_prints_both_regimes(labelled, capsys):
     assert printed.count("| full program |") == 2 and "| without consistency |" in printed
     err = captured.err  # progress on stderr, at every step:
     assert "analysing" in err and "loading spaCy and all-MiniLM-L6-v2" in err  # the models load (cold cache)
-    assert "cutting each topic into copies of the test split's topic shapes: done in" in err
+    assert "cutting each topic into copies of the test split's topic shapes and of every size: done in" in err
     assert err.count("training the scorers of 3 folds") >= 2 and err.count("solving: without consistency") >= 2
 
 

@@ -7,8 +7,7 @@ import sys
 
 from ..experiments.ablation import ablation_rows, format_table
 from ..experiments.inputs import describe_held, labelled_analyses
-from ..learn.bands import fold_blends, shipped_bands
-from ..learn.crossval import resized_sets
+from ..learn.bands import blend_copies, fold_blends, shipped_bands
 from ..reason.solve import SolverParams
 from .common import cv_inputs, cv_parser, plural, run_command, step
 
@@ -27,15 +26,16 @@ def main(argv: list[str] | None = None) -> int:
     topics, shapes, _ = inputs
     progress = not args.quiet
     analyses = labelled_analyses(topics, args.encoder, progress)
-    with step(f"cutting each topic into copies of the {args.resize_to} split's topic shapes", progress and bool(shapes)):
-        held = resized_sets(analyses, shapes)[1]
+    with step(f"cutting each topic into copies of the {args.resize_to} split's topic shapes and of every size", progress):
+        copies = blend_copies(analyses, shapes)
+    held = copies[2]
     params = SolverParams(bias=args.bias)
     bias = f"bias {args.bias}" if args.bias is not None else "the shipped precision bias of each topic's size"
     print(f"Grouped-by-topic {args.folds}-fold CV over {plural(len(topics), 'topic')} (train + dev + sample), the "
           f"shipped kind of scorer, {bias}")
     print("\n## Whole held-out topics\n")
     with step(f"training the scorers of {args.folds} folds", progress):
-        models = fold_blends(analyses, shapes, args.folds, shipped_bands())
+        models = fold_blends(analyses, copies, args.folds, shipped_bands())
     print(format_table(ablation_rows(analyses, models, params, progress=progress)), flush=True)
     if held is not None:
         print(f"\n## Held-out topics cut to the {args.resize_to} split's topic shapes ({describe_held(held, shapes)})\n")

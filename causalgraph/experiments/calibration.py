@@ -19,7 +19,7 @@ from ..analysis.analyse import TopicAnalysis, subset_analysis
 from ..config import DEFAULT_MODEL
 from ..data import LABELS, question_score
 from ..learn.calibration import calibrate_readers, option_evidence
-from ..learn.bands import fold_blends, shipped_bands
+from ..learn.bands import blend_copies, fold_blends, shipped_bands
 from ..learn.crossval import TopicShape
 from ..learn.scorer import edge_scores, load_scorer, reads_documents
 from ..readers.base import ReaderJudgements
@@ -52,14 +52,15 @@ def judged_topics(analyses: Sequence[TopicAnalysis], qids: set[str]) -> list[Top
 
 
 def structure_edges(analyses: list[TopicAnalysis], pieces: Sequence[TopicAnalysis], folds: int,
-                    shapes: list[TopicShape] | None = None, seed: int | None = None) -> list[dict]:
+                    shapes: list[TopicShape] | None = None, seed: int | None = None, copies=None) -> list[dict]:
     """The structure model of the readers' measurements, the one place they take it from: the edge scores of each
     of `pieces` (topics cut from `analyses`) by the scorer of grouped CV over `analyses` that did not see its
     topic. It is the kind `train` ships: the size blend, fitted as `train` fits it with copies of the labelled
-    topics cut to `shapes` (default: the pieces' own shapes), with the shipped scorer's bands. With a `seed`, the
-    topics are shuffled into the folds (a repeat of the CV)."""
-    shapes = shapes or [TopicShape.of(p.topic) for p in pieces]
-    models = dict(zip([a.topic.topic_id for a in analyses], fold_blends(analyses, shapes, folds, shipped_bands(), seed)))
+    topics cut to `shapes` (default: the pieces' own shapes; `copies`: those copies made once for several
+    calls, learn.bands.blend_copies), with the shipped scorer's bands. With a `seed`, the topics are shuffled
+    into the folds (a repeat of the CV)."""
+    copies = copies or blend_copies(analyses, shapes or [TopicShape.of(p.topic) for p in pieces])
+    models = dict(zip([a.topic.topic_id for a in analyses], fold_blends(analyses, copies, folds, shipped_bands(), seed)))
     return [edge_scores(p.table, models[p.topic.topic_id]) for p in pieces]
 
 

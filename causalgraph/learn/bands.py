@@ -154,11 +154,12 @@ def shipped_bands(model=DEFAULT_MODEL) -> tuple[SizeBand, ...]:
     return scorer.bands if isinstance(scorer, SizeBlend) else (SizeBand(None, 1.0, scorer.bias_for(10**9)),)
 
 
-def fold_blends(analyses: list[TopicAnalysis], shapes: list[TopicShape], folds: int,
-                bands: tuple[SizeBand, ...], seed: int | None = None) -> list[SizeBlend]:
-    """For each topic, the size blend fitted as `train` fits the shipped one on the folds of a grouped CV without
-    it (with a `seed`, the topics shuffled into the folds), its log-odds mixed by `bands`."""
-    extra, sized, _ = blend_copies(analyses, shapes)
+def fold_blends(analyses: list[TopicAnalysis], copies: tuple, folds: int, bands: tuple[SizeBand, ...],
+                seed: int | None = None) -> list[SizeBlend]:
+    """For each topic, the size blend fitted as `train` fits the shipped one, with the topics' `blend_copies`, on
+    the folds of a grouped CV without it (with a `seed`, the topics shuffled into the folds), its log-odds mixed
+    by `bands`."""
+    extra, sized, _ = copies
     make_structure, make_evidence = scorer_kinds()
     ids = [a.topic.topic_id for a in analyses]
     cv = GroupKFold(n_splits=folds, shuffle=True, random_state=seed) if seed is not None else GroupKFold(folds)
