@@ -7,7 +7,10 @@ train-evidence/), with the precision bias at 200, for each way of reading:
 - BM25 candidates, k = 8 or 16: only the k sentences that BM25 ranks highest for each event count (and need
   embedding), a cheaper retrieval that was tried first.
 
-Each variant analyses the topics in a cache folder of its own under --cache-dir (cold runs take minutes).
+Each variant analyses the topics in a cache folder of its own under --cache-dir (cold runs take minutes). First,
+the encoder itself: the seconds to embed the sentences of the first test topics' documents (split at sentence
+ends), one document at a time as the evidence stage does, by the float and the int8 encoder at batches of 16
+and 64, and the cosine of the int8 embeddings with the float ones.
 
     python benchmarks/evidence_variants.py --data ../shared/aer
 """
@@ -15,6 +18,7 @@ Each variant analyses the topics in a cache folder of its own under --cache-dir 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from contextlib import contextmanager
@@ -26,20 +30,46 @@ from rank_bm25 import BM25Okapi
 
 import causalgraph.evidence.retrieve as retrieve_module
 import causalgraph.evidence.topic as topic_module
+import causalgraph.text.embed as embed_module
 from causalgraph.analysis.cache import AnalysisCache
 from causalgraph.analysis.table import FEATURE_GROUPS
 from causalgraph.config import DEFAULT_ENCODER, default_cache_dir
-from causalgraph.data import load_labelled
+from causalgraph.data import load_labelled, load_split
 from causalgraph.experiments.inputs import target_shapes
 from causalgraph.experiments.sizes import cut_all, format_curve, scorer_rows
 from causalgraph.graph.features import STRUCTURE_FEATURES
-from causalgraph.learn.bands import SHIPPED_GROUPS
-from causalgraph.learn.crossval import SIZE_COPIES, resized_sets, sized_copies
+from causalgraph.learn.bands import SHIPPED_GROUPS, blend_copies
 from causalgraph.learn.scorer import EdgeScorer
+from causalgraph.text.embed import BATCH_SIZE, encode
 from causalgraph.text.words import word_tokens
 
 SIZES = (1, 3, 5, 10, None, "test-shaped")
 BIAS = 200
+
+
+def encoder_check(data: str, limit: int) -> str:
+    """A markdown table of the encoder's speed and the int8 embeddings' agreement with the float ones."""
+    groups, total = [], 0
+    for topic in load_split(data, "test"):
+        for document in topic.documents:
+            sentences = [s for s in re.split(r"(?<=[.!?])\s+", document.content) if s.strip()][:limit - total]
+            if sentences:
+                groups.append(sentences)
+                total += len(sentences)
+        if total >= limit:
+            break
+    for quantized in (False, True):
+        encode(["warm-up"], DEFAULT_ENCODER, quantized)  # loading is not timed
+    rows, vectors = [], {}
+    for quantized, batch in ((False, 16), (False, 64), (True, 16), (True, 64)):
+        embed_module.BATCH_SIZE = batch
+        start = time.perf_counter()
+        vectors[quantized] = np.concatenate([encode(g, DEFAULT_ENCODER, quantized) for g in groups])
+        rows.append(f"| {'int8' if quantized else 'float'} | {batch} | {time.perf_counter() - start:.1f} |")
+    embed_module.BATCH_SIZE = BATCH_SIZE
+    cosine = float(np.mean(np.sum(vectors[True] * vectors[False], axis=1)))
+    return (f"{total} sentences of {len(groups)} documents, one torch thread\n\n| encoder | batch | seconds |\n"
+            "|---|---|---|\n" + "\n".join(rows) + f"\n\nmean cosine of the int8 embeddings with the float ones: {cosine:.3f}\n")
 
 
 def bm25_retrieve(k: int):
@@ -80,7 +110,9 @@ def main() -> int:
     parser.add_argument("--data", required=True)
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--cache-dir", type=Path, default=default_cache_dir() / "evidence-variants")
+    parser.add_argument("--sentences", type=int, default=3000, help="sentences embedded by the encoder check")
     args = parser.parse_args()
+    print(encoder_check(args.data, args.sentences), flush=True)
     topics = load_labelled(args.data, evidence=True)
     shapes = target_shapes(args.data, "test")
     features = STRUCTURE_FEATURES + sum((FEATURE_GROUPS[g] for g in SHIPPED_GROUPS), ())
@@ -92,8 +124,7 @@ def main() -> int:
             folder = default_cache_dir() if name.startswith("shipped") else args.cache_dir / name.replace(" ", "-")
             cache = AnalysisCache.open(folder, DEFAULT_ENCODER)
             analyses = [cache.analyse(t)[0] for t in topics]
-        today, held = resized_sets(analyses, shapes)
-        sized = [a + b for a, b in zip(today, sized_copies(analyses, SIZE_COPIES, shapes))]
+        _, sized, held = blend_copies(analyses, shapes)
         cuts = {k: held if k == "test-shaped" else cut_all(analyses, k, 0) for k in SIZES}
         made, _ = scorer_rows(name, analyses, cuts, args.folds, partial(EdgeScorer, features=features), sized, BIAS)
         rows += made
