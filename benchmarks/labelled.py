@@ -5,22 +5,22 @@ from __future__ import annotations
 
 import argparse
 
-from causalgraph.experiments.calibration import answer_analyses
 from causalgraph.experiments.inputs import labelled_analyses, target_shapes
 from causalgraph.config import DEFAULT_ENCODER
 from causalgraph.data import load_labelled
 from causalgraph.learn.crossval import resized_sets
 
 
-def labelled_cv(doc: str, documents: bool = True):
+def labelled_cv(doc: str, documents: bool = True, evidence: bool = False):
     """Parse --data and --folds; return (args, analyses, test shapes, training copies, held-out copies). Without
-    `documents`, the analyses are those `answer` makes (the shipped scorer reads no document)."""
+    `documents`, the analyses read no document; with `evidence`, topics 11-36 read train-evidence/ as theirs (as
+    `train` reads them for the shipped scorer)."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", required=True)
     parser.add_argument("--folds", type=int, default=5)
     args = parser.parse_args()
-    topics = load_labelled(args.data)
-    analyses = labelled_analyses(topics, DEFAULT_ENCODER) if documents else answer_analyses(topics)
+    topics = load_labelled(args.data, evidence=evidence)
+    analyses = labelled_analyses(topics, DEFAULT_ENCODER, documents=documents)
     shapes = target_shapes(args.data, "test")
     extra, held = resized_sets(analyses, shapes)
     return args, analyses, shapes, extra, held

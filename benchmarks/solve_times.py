@@ -99,7 +99,8 @@ def main() -> None:
     analyses = [analyse_topic(t, encoder, reads_documents(scorer)) for t in load_split(args.data, args.split)]
     names = " | ".join(f"{name} s" for name in solvers)
     print(f"| questions per solve | solves | {names} | solutions that differ |\n|---|---|{'---|' * len(solvers)}---|")
-    solve_cut = lambda module, a, scores: module.solve_analysis(a, scores, params=module.SolverParams(bias=scorer.bias))
+    solve_cut = lambda module, a, scores: module.solve_analysis(
+        a, scores, params=module.SolverParams(bias=scorer.bias_for(len(a.topic.questions))))
     for size in SIZES:
         cut = []
         for a in analyses:

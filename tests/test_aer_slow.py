@@ -15,13 +15,13 @@ pytestmark = pytest.mark.slow
 
 
 def test_test_split_answers_all_612_questions_in_time(aer, tmp_path):
-    """Cold (no cache), on both cores: BENCHMARKS.md measured 9.8 s with 2 workers, 9.4 s with one; the bound
-    leaves six times that, and stays far below the 150 s target."""
+    """Cold (no cache, the documents read), on both cores: BENCHMARKS.md measured 66.6 s with 2 workers; the
+    bound is the documents issue's, 120 s."""
     out = tmp_path / "test.jsonl"
     start = time.time()
     args = ["--data", str(aer), "--split", "test", "--out", str(out), "--quiet", "--no-cache", "--workers", "2"]
     assert answer.main(args) == 0
-    assert time.time() - start < 60
+    assert time.time() - start < 120
     rows = [json.loads(l) for l in out.read_text().splitlines()]
     assert len(rows) == 612 and len({r["id"] for r in rows}) == 612
     assert all(r["answer"] and set(r["answer"].split(",")) <= set("ABCD") for r in rows)

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from causalgraph.config import DEFAULT_ENCODER
 from causalgraph.data import Question, Topic
 from causalgraph.graph.topic import build_graph
 from causalgraph.reason.facts import Forced, log_odds
@@ -209,15 +210,16 @@ def test_every_option_of_the_test_shaped_copies_has_a_why_that_holds(aer):
     from causalgraph.learn.scorer import edge_scores, load_scorer, reads_documents
 
     scorer, encoder = load_scorer(DEFAULT_MODEL)
-    topics, shapes = cv_inputs(aer, folds=2)
+    topics, shapes = cv_inputs(aer, folds=2, evidence=True)
     analyses = labelled_analyses(topics, encoder, progress=False, documents=reads_documents(scorer))
     held = resized_copies(analyses, shapes, HELD_COPIES, seed=2)  # the held-out copies of resized_sets
     checked = 0
     for copy in (c for cs in held for c in cs):
         scores = edge_scores(copy.table, scorer)
-        solution = solve_topic(copy.graph, scores, copy.after, params=SolverParams(bias=scorer.bias),
+        bias = scorer.bias_for(len(copy.topic.questions))
+        solution = solve_topic(copy.graph, scores, copy.after, params=SolverParams(bias=bias),
                                timeline=copy.timeline, explain=True)
-        checked += check_whys(copy.graph, scores, copy.after, solution, scorer.bias)
+        checked += check_whys(copy.graph, scores, copy.after, solution, bias)
         check_confidence(solution, [q.qid for q in copy.topic.questions])
     assert checked > 4 * 2000
 
@@ -240,18 +242,19 @@ def test_confidence_groups_held_out_answers(labelled):
 
 @pytest.mark.slow  # grouped CV over the labelled topics: about two minutes on two cores
 def test_confidence_orders_right_answers_above_wrong_ones(aer):
-    from causalgraph.experiments.calibration import answer_analyses
     from causalgraph.experiments.confidence import held_out_confidence
-    from causalgraph.experiments.inputs import cv_inputs, shipped_bias
-    from causalgraph.learn.crossval import fold_scorers, held_out_regimes, resized_sets
+    from causalgraph.experiments.inputs import cv_inputs, labelled_analyses
+    from causalgraph.learn.bands import blend_copies, fold_blends, shipped_bands
+    from causalgraph.learn.crossval import held_out_regimes
 
-    topics, shapes = cv_inputs(aer, folds=5)
-    analyses = answer_analyses(topics, progress=False)
-    extra, held = resized_sets(analyses, shapes)
-    models = fold_scorers(analyses, 5, extra=extra)
-    for regime, scored, edges in held_out_regimes(analyses, models, held):
-        result = held_out_confidence(regime, scored, edges, SolverParams(bias=shipped_bias()))
-        # benchmarks/confidence.py: 0.89 and 0.88 over all answers, 0.7-0.8 among those the evidence decides
+    topics, shapes = cv_inputs(aer, folds=5, evidence=True)
+    analyses = labelled_analyses(topics, DEFAULT_ENCODER, progress=False)
+    copies = blend_copies(analyses, shapes)
+    models = fold_blends(analyses, copies, 5, shipped_bands())
+    scorers = {"whole": models, "test-shaped": [m for m, cs in zip(models, copies[2]) for _ in cs]}
+    for regime, scored, edges in held_out_regimes(analyses, models, copies[2]):
+        result = held_out_confidence(regime, scored, edges, scorers=scorers[regime])
+        # benchmarks/confidence.py: the AUC over all answers and among those the evidence decides
         assert result.auc() > 0.8 and result.auc(evidence_only=True) > 0.65, (regime, result.auc())
         guesses = result.guesses
         assert result.scores[guesses].mean() < result.scores[~guesses].mean() or regime == "whole"

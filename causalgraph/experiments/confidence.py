@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.metrics import roc_auc_score
 
 from ..data import question_score
+from ..learn.scorer import Scorer, with_scorer_bias
 from ..reason.solve import SolverParams, solve_analysis
 
 
@@ -45,11 +46,14 @@ class ConfidenceResult:
                 "not forced guesses": ~self.guesses}
 
 
-def held_out_confidence(name: str, analyses, edges, params: SolverParams) -> ConfidenceResult:
-    """Solve each held-out topic with its held-out edge scores, explanations and confidence included."""
+def held_out_confidence(name: str, analyses, edges, params: SolverParams = SolverParams(),
+                        scorers: list[Scorer] | None = None) -> ConfidenceResult:
+    """Solve each held-out topic with its held-out edge scores, explanations and confidence included; where
+    `params` sets no precision bias, each topic takes that of its scorer in `scorers` for its size."""
     scores, keys, guesses = [], [], []
-    for analysis, e in zip(analyses, edges):
-        solution = solve_analysis(analysis, e, params=params, explain=True)
+    for i, (analysis, e) in enumerate(zip(analyses, edges)):
+        topic_params = with_scorer_bias(params, scorers[i], len(analysis.topic.questions)) if scorers else params
+        solution = solve_analysis(analysis, e, params=topic_params, explain=True)
         for q in analysis.topic.questions:
             scores.append(question_score(solution.answers[q.qid], q.gold or frozenset()))
             keys.append(solution.confidence[q.qid].key())
