@@ -41,12 +41,11 @@ def settled_options(graph: nx.DiGraph, after=frozenset(), timeline: Timeline | N
     without one on its own settles nothing."""
     program = TopicProgram(topic_facts(graph, {}, after, (), timeline), params)
     qids = sorted(graph.graph["questions"])
-    parts = [qids]
-    if _consequences(program, "brave", qids, without) is None:
-        parts = [[q] for q in qids]
+    whole = _consequences(program, "brave", qids, without)
+    parts = [qids] if whole is not None else [[q] for q in qids]
     settled: dict[Key, bool] = {}
     for part in parts:
-        brave = _consequences(program, "brave", part, without)
+        brave = whole if part is qids else _consequences(program, "brave", part, without)
         cautious = _consequences(program, "cautious", part, without)
         if brave is None or cautious is None:
             continue
