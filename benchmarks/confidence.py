@@ -16,7 +16,7 @@ from labelled import labelled_cv
 
 from causalgraph.experiments.confidence import format_confidence, held_out_confidence
 from causalgraph.learn.bands import blend_copies, fold_blends, shipped_bands
-from causalgraph.learn.crossval import held_out_regimes
+from causalgraph.learn.crossval import held_out_regimes, per_copy
 
 
 def main() -> None:
@@ -24,7 +24,7 @@ def main() -> None:
     copies = blend_copies(analyses, shapes)
     models = fold_blends(analyses, copies, args.folds, shipped_bands())
     held = copies[2]
-    scorers = {"whole": models, "test-shaped": [m for m, cs in zip(models, held) for _ in cs]}
+    scorers = {"whole": models, "test-shaped": per_copy(models, held)}
     results = [held_out_confidence(f"{regime} (the bias of each topic's size)", scored, edges, scorers=scorers[regime])
                for regime, scored, edges in held_out_regimes(analyses, models, held)]
     print(format_confidence(results))

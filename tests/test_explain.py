@@ -245,13 +245,13 @@ def test_confidence_orders_right_answers_above_wrong_ones(aer):
     from causalgraph.experiments.confidence import held_out_confidence
     from causalgraph.experiments.inputs import cv_inputs, labelled_analyses
     from causalgraph.learn.bands import blend_copies, fold_blends, shipped_bands
-    from causalgraph.learn.crossval import held_out_regimes
+    from causalgraph.learn.crossval import held_out_regimes, per_copy
 
     topics, shapes = cv_inputs(aer, folds=5, evidence=True)
     analyses = labelled_analyses(topics, DEFAULT_ENCODER, progress=False)
     copies = blend_copies(analyses, shapes)
     models = fold_blends(analyses, copies, 5, shipped_bands())
-    scorers = {"whole": models, "test-shaped": [m for m, cs in zip(models, copies[2]) for _ in cs]}
+    scorers = {"whole": models, "test-shaped": per_copy(models, copies[2])}
     for regime, scored, edges in held_out_regimes(analyses, models, copies[2]):
         result = held_out_confidence(regime, scored, edges, scorers=scorers[regime])
         # benchmarks/confidence.py: the AUC over all answers and among those the evidence decides

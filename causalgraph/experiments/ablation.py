@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tqdm import tqdm
 
-from ..learn.crossval import FoldResult, bootstrap_interval, held_out_edges, held_out_scores
+from ..learn.crossval import FoldResult, bootstrap_interval, held_out_edges, held_out_scores, per_copy
 from ..learn.scorer import Scorer
 from ..reason.solve import SWITCHABLE, SolverParams
 
@@ -18,7 +18,7 @@ def ablation_rows(analyses, models: list[Scorer], params: SolverParams = SolverP
     (see crossval.resized_sets). With `progress`, a bar of the programs solved on stderr."""
     programs = {"full program": frozenset(), **{f"without {g}": frozenset({g}) for g in SWITCHABLE}}
     scored, edges = held_out_edges(analyses, models, held)
-    scorers = [m for m, cs in zip(models, held) for _ in cs] if held is not None else models
+    scorers = per_copy(models, held)
     rows = []
     with tqdm(programs.items(), desc="solving", unit="program", disable=not progress) as bar:
         for name, without in bar:

@@ -116,14 +116,6 @@ def sized_copies(analyses: list[TopicAnalysis], sizes: tuple[int, ...], shapes: 
     return out
 
 
-def size_aware_sets(analyses: list[TopicAnalysis], shapes: list[TopicShape],
-                    sizes: tuple[int, ...] = SIZE_COPIES) -> tuple[list | None, list | None]:
-    """`resized_sets`, with `sized_copies` of each topic at `sizes` added to the training copies."""
-    extra, held = resized_sets(analyses, shapes)
-    sized = sized_copies(analyses, sizes, shapes)
-    return [a + b for a, b in zip(extra or [[]] * len(analyses), sized)], held
-
-
 def training_data(analyses: list[TopicAnalysis], extra: list[list[TopicAnalysis]] | None = None):
     """(X, y, groups) over the pairs of the topics and of their `extra` copies; a copy's pairs carry its topic's
     id as their group, so grouped folds keep a topic and its copies on the same side."""
@@ -195,15 +187,16 @@ def bootstrap_interval(result: FoldResult, n: int = 2000, seed: int = 0) -> tupl
     return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
-BIAS_GRID = (0, 50, 100, 150, 200, 250, 300)
+def per_copy(models: list, held: list[list[TopicAnalysis]] | None) -> list:
+    """Each topic's held-out scorer once for each of its `held` copies (`models` itself without copies)."""
+    return models if held is None else [m for m, cs in zip(models, held) for _ in cs]
 
 
 def held_out_edges(analyses, models, held=None) -> tuple[list[TopicAnalysis], list[dict]]:
     """The topics (or their `held` copies) with the edge scores of their held-out scorers."""
     if held is not None:
-        models = [m for m, cs in zip(models, held) for _ in cs]
         analyses = [c for cs in held for c in cs]
-    return analyses, [edge_scores(a.table, m) for a, m in zip(analyses, models)]
+    return analyses, [edge_scores(a.table, m) for a, m in zip(analyses, per_copy(models, held))]
 
 
 def held_out_regimes(analyses, models, held=None):
@@ -212,29 +205,3 @@ def held_out_regimes(analyses, models, held=None):
     yield ("whole", *held_out_edges(analyses, models))
     if held is not None:
         yield ("test-shaped", *held_out_edges(analyses, models, held))
-
-
-def choose_bias(analyses, folds, make_scorer=EdgeScorer, extra=None, held=None, grid=BIAS_GRID) -> int:
-    """The precision bias with the best grouped-CV score on these topics (first of ties)."""
-    scored, edges = held_out_edges(analyses, fold_scorers(analyses, folds, make_scorer, extra), held)
-    means = [held_out_scores(scored, edges, params=SolverParams(bias=b)).mean for b in grid]
-    return grid[int(np.argmax(means))]
-
-
-def nested_held_out_scores(analyses, folds, make_scorer=EdgeScorer, extra=None, held=None,
-                           grid=BIAS_GRID) -> tuple[FoldResult, list[int]]:
-    """Grouped CV in which each outer fold chooses its bias by an inner grouped CV on its training topics,
-    so the held-out topics never inform any choice. `extra`: per-topic copies added to training;
-    `held`: per-topic copies scored in place of the topics. Returns the result and the chosen biases."""
-    topics = np.array([a.topic.topic_id for a in analyses])
-    pick = lambda xs, idx: None if xs is None else [xs[i] for i in idx]
-    results, chosen = [], []
-    for train, test in GroupKFold(n_splits=folds).split(topics, groups=topics):
-        inner = [analyses[i] for i in train]
-        bias = choose_bias(inner, folds - 1, make_scorer, pick(extra, train), pick(held, train), grid)
-        chosen.append(bias)
-        scorer = fit_scorer(make_scorer, inner, pick(extra, train))
-        scored, edges = held_out_edges([analyses[i] for i in test], [scorer] * len(test), pick(held, test))
-        results.append(held_out_scores(scored, edges, params=SolverParams(bias=bias)))
-    return FoldResult("nested", np.concatenate([r.scores for r in results]),
-                      np.concatenate([r.topics for r in results])), chosen
