@@ -110,10 +110,10 @@ def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool 
     embedded = DocumentVectors.join(store.vectors(docs, readings), vectors.shape[1])
     embedding = time.perf_counter()
     evidence = read_evidence(extraction, embedded, graph, candidate_pairs(graph), encoder)
-    table = pair_table(graph, structure_features(graph, vectors), evidence.features)
+    analysis = _assemble(without_text(topic), graph, extraction, evidence, vectors, encoder)
     if seconds is not None:
         seconds.update(reading=read - start, embedding=embedding - read, evidence=time.perf_counter() - embedding)
-    return TopicAnalysis(without_text(topic), graph, table, extraction, evidence, vectors, encoder)
+    return analysis
 
 
 def subset_analysis(analysis: TopicAnalysis, questions: list[int]) -> TopicAnalysis:
@@ -125,5 +125,11 @@ def subset_analysis(analysis: TopicAnalysis, questions: list[int]) -> TopicAnaly
     events = [old[graph.nodes[n]["norm"]] for n in graph]
     vectors = analysis.vectors[events]
     evidence = analysis.doc_evidence.subset(events, candidate_pairs(graph))
+    return _assemble(topic, graph, analysis.extraction, evidence, vectors, analysis.encoder)
+
+
+def _assemble(topic: Topic, graph: nx.DiGraph, extraction: TopicExtraction, evidence: DocumentEvidence,
+              vectors: np.ndarray, encoder: str) -> TopicAnalysis:
+    """The analysis of a topic's graph: its pair table from the structure features and the evidence."""
     table = pair_table(graph, structure_features(graph, vectors), evidence.features)
-    return TopicAnalysis(topic, graph, table, analysis.extraction, evidence, vectors, analysis.encoder)
+    return TopicAnalysis(topic, graph, table, extraction, evidence, vectors, encoder)
