@@ -47,7 +47,8 @@ def read_evidence(extraction: TopicExtraction, embedded: DocumentVectors, graph:
     """The evidence of the graph's events and candidate `pairs`, from the extraction and the embeddings of its
     sentences and cue clauses (`embedded`, in the extraction's order)."""
     texts = [graph.nodes[n]["text"] for n in graph]
-    vectors = embed_events(texts, encoder)
+    # without a sentence to compare them with, the events' embeddings serve nothing (and need no encoder)
+    vectors = embed_events(texts, encoder) if extraction.sentences else np.zeros((len(texts), 0), dtype=np.float32)
     retrieval = retrieve(extraction, embedded.sentences, texts, vectors)
     cue_vectors = {cue: (embedded.cues[i, 0], embedded.cues[i, 1]) for i, cue in enumerate(extraction.cues)}
     reader = PairReader(extraction, retrieval, texts, vectors, cue_vectors)
