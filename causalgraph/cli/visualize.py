@@ -45,7 +45,7 @@ def visualize_topic(topic: Topic, path: str | Path, scorer: Scorer, encoder: str
         probabilities, solution = answer_topic(analysis, scorer, without, params, readers=readers)
         bar.update()
         bar.set_description("writing the page")
-        page = render_topic(analysis, probabilities, solution, path, readers, pair_evidence(analysis, scorer))
+        page = render_topic(analysis, probabilities, solution, path, readers, pair_evidence(analysis, scorer, probabilities))
         bar.update()
     return page
 

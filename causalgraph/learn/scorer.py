@@ -163,12 +163,13 @@ def edge_scores(table: PairTable, scorer: Scorer) -> dict[tuple[int, int], float
     return dict(zip(table.pairs, map(float, scorer.predict_proba(table.frame())[:, 1])))
 
 
-def evidence_effects(table: PairTable, scorer: Scorer) -> dict[tuple[int, int], dict[str, float]]:
+def evidence_effects(table: PairTable, scorer: Scorer,
+                     scores: dict[tuple[int, int], float]) -> dict[tuple[int, int], dict[str, float]]:
     """For every candidate edge, how far each evidence group the scorer reads moves its log-odds: the log-odds
-    less those with the group's features blanked (as for a topic without documents). An occlusion measure:
-    it says which evidence the score rests on, not a decomposition of it."""
+    (of its `scores`, `edge_scores` of the table) less those with the group's features blanked (as for a topic
+    without documents). An occlusion measure: it says which evidence the score rests on, not a decomposition."""
     X = table.frame()
-    base = _logit(scorer.predict_proba(X)[:, 1])
+    base = _logit(np.array([scores[p] for p in table.pairs], dtype=float))
     blank = dict(zip(FEATURES, np.concatenate([np.zeros(len(STRUCTURE_FEATURES)), table_blank()])))
     effects: dict[tuple[int, int], dict[str, float]] = {p: {} for p in table.pairs}
     for group in EVIDENCE_GROUPS:

@@ -108,7 +108,7 @@ def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
     without, params = settings.rules()
     probabilities, solution = answer_topic(analysis, scorer, without, params, settings.time_limit, readers, seconds,
                                            settings.explain)
-    evidence = pair_evidence(analysis, scorer) if settings.explain else None
+    evidence = pair_evidence(analysis, scorer, probabilities) if settings.explain else None
     answers = tuple(
         Answer(q.qid, solution.answers[q.qid],
                {**explain_question(q, analysis.graph, probabilities, solution, readers, evidence),
@@ -118,9 +118,11 @@ def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
     return TopicAnswer(topic.topic_id, answers, seconds, cached)
 
 
-def pair_evidence(analysis: TopicAnalysis, scorer: Scorer) -> dict[tuple[int, int], list[dict]]:
-    """For every candidate pair, what in the documents moved its score (reason.explain.evidence_record)."""
-    effects = evidence_effects(analysis.table, scorer)
+def pair_evidence(analysis: TopicAnalysis, scorer: Scorer,
+                  probabilities: dict[tuple[int, int], float]) -> dict[tuple[int, int], list[dict]]:
+    """For every candidate pair, what in the documents moved its score (reason.explain.evidence_record), from
+    its edge `probabilities` by the scorer."""
+    effects = evidence_effects(analysis.table, scorer, probabilities)
     sources = dict(zip(analysis.doc_evidence.pairs, analysis.doc_evidence.sources))
     return {p: evidence_record(effects[p], sources.get(p, ()), analysis.extraction) for p in analysis.table.pairs}
 
