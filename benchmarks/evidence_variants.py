@@ -32,13 +32,11 @@ import causalgraph.evidence.retrieve as retrieve_module
 import causalgraph.evidence.topic as topic_module
 import causalgraph.text.embed as embed_module
 from causalgraph.analysis.cache import AnalysisCache
-from causalgraph.analysis.table import FEATURE_GROUPS
 from causalgraph.config import DEFAULT_ENCODER, default_cache_dir
 from causalgraph.data import load_labelled, load_split
 from causalgraph.experiments.inputs import target_shapes
 from causalgraph.experiments.sizes import cut_all, format_curve, scorer_rows
-from causalgraph.graph.features import STRUCTURE_FEATURES
-from causalgraph.learn.bands import SHIPPED_GROUPS, blend_copies
+from causalgraph.learn.bands import blend_copies, scorer_kinds
 from causalgraph.learn.scorer import EdgeScorer
 from causalgraph.text.embed import BATCH_SIZE, encode
 from causalgraph.text.words import word_tokens
@@ -115,7 +113,7 @@ def main() -> int:
     print(encoder_check(args.data, args.sentences), flush=True)
     topics = load_labelled(args.data, evidence=True)
     shapes = target_shapes(args.data, "test")
-    features = STRUCTURE_FEATURES + sum((FEATURE_GROUPS[g] for g in SHIPPED_GROUPS), ())
+    features = scorer_kinds()[1].keywords["features"]  # the shipped evidence scorer's
     rows = []
     for name in ("shipped (int8 embeddings of every sentence)", "float embeddings", "BM25 candidates, k = 8",
                  "BM25 candidates, k = 16"):

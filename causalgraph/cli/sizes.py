@@ -18,8 +18,8 @@ from ..data import DataError
 from ..experiments.inputs import labelled_analyses
 from ..experiments.sizes import SIZES, cut_all, format_curve, reader_rows, scorer_rows, size_name
 from ..graph.features import QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES
-from ..learn.bands import SHIPPED_GROUPS
-from ..learn.crossval import SIZE_COPIES, resized_sets, sized_copies
+from ..learn.bands import SHIPPED_GROUPS, blend_copies, scorer_kinds
+from ..learn.crossval import SIZE_COPIES
 from ..learn.scorer import EdgeScorer
 from ..readers.scores import load_reader_scores
 from .common import cv_inputs, cv_parser, run_command
@@ -62,12 +62,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     start = time.time()
     analyses = labelled_analyses(topics, args.encoder)
-    today, held = resized_sets(analyses, shapes)
+    today, sized, held = blend_copies(analyses, shapes)
     cuts = {k: (held or [[] for _ in analyses]) if k == "test-shaped" else cut_all(analyses, k, args.seed)
             for k in tqdm(args.sizes, desc="cutting topics", unit="size")}
-    sized = [a + b for a, b in zip(today or [[]] * len(analyses), sized_copies(analyses, SIZE_COPIES, shapes))]
     documents = STRUCTURE_FEATURES + FEATURE_GROUPS["documents"]
-    shipped = STRUCTURE_FEATURES + sum((FEATURE_GROUPS[g] for g in SHIPPED_GROUPS), ())
+    shipped = scorer_kinds()[1].keywords["features"]  # the shipped evidence scorer's
     # (row, features, training copies); the readers are measured over the shipped evidence scorer
     configs = [
         ("structure: question features, test-shaped copies (the shipped structure scorer)", QUESTION_FEATURES, today),
