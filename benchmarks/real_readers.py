@@ -6,8 +6,8 @@ scorer and an evidence scorer, with the shipped bands; topics 11-36 read train-e
 cut to the answered topics' shapes. Per reader: its reliability on the open
 options against gold and as estimated without gold; fused: the structure alone, the reader alone, the best fixed
 weight by nested grouped CV, calibrated from the gold of the other folds' topics (`calibrate`) and the gold-free
-default; the scale; shrinkage towards a fixed weight (measured, not shipped); the guard on small topics; several
-readers at once. The structure model comes from one place, `causalgraph.experiments.calibration.structure_edges`.
+default; the scale; shrinkage towards a fixed weight and variants of the estimate (measured, not shipped); the
+guard on small topics; several readers at once. The structure model comes from one place, `causalgraph.experiments.calibration.structure_edges`.
 
     python benchmarks/real_readers.py --data ../shared/aer [--readers a,b] [--folds 5] [--repeats 5] [--sections ...]
 """
@@ -35,8 +35,9 @@ from causalgraph.experiments.inputs import cv_inputs, describe_shapes, shipped_b
 from causalgraph.learn.bands import blend_copies
 from causalgraph.learn.calibration import option_evidence
 from causalgraph.learn.crossval import FoldResult, TopicShape, bootstrap_interval
-from causalgraph.readers.calibration import (DEPENDENCE, FALLBACK_WEIGHT, MIN_OPEN, SCALE, estimate_without_gold,
-                                             fit_with_gold, open_keys)
+from causalgraph.readers.base import ReaderJudgements
+from causalgraph.readers.calibration import (DEPENDENCE, FALLBACK_WEIGHT, MIN_OPEN, PRIOR_PRECISION, SCALE,
+                                             estimate_without_gold, fit_with_gold, open_keys)
 from causalgraph.readers.scores import load_reader_scores
 from causalgraph.reason.settled import settled_options
 
@@ -55,7 +56,8 @@ COMBINATIONS = (
     ("deberta_v3_base_finetuned_on_train.probs", "gpt4o_zero_shot_no_docs"),
 )
 SHRINKS, TOWARDS = (0.25, 0.5, 0.75), (50, 75, 100)
-SECTIONS = ("regime", "reliability", "fused", "shrinkage", "scale", "guard", "several")
+SECTIONS = ("regime", "reliability", "fused", "shrinkage", "variants", "scale", "guard", "several")
+VARIANT_SCALES = (1.0, 1.25, 1.5)
 SMALL_SIZES = (1, 5)
 RUN_SIZES = (1, 2, 4, 9)  # dev-only topics per run, each run calibrated on its own
 
@@ -64,10 +66,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", required=True)
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=5, help="grouped CV repeated with these many seeds")
+    parser.add_argument("--repeats", type=int, default=10, help="grouped CV repeated with these many seeds")
     parser.add_argument("--readers", help="comma-separated reader file stems (default: all)")
     parser.add_argument("--sections", default=",".join(SECTIONS),
-                        help=f"comma-separated, of {', '.join(SECTIONS)} (default: all; shrinkage needs fused)")
+                        help=f"comma-separated, of {', '.join(SECTIONS)} (default: all; shrinkage and variants need fused)")
     args = parser.parse_args()
     sections = args.sections.split(",")
     topics, test_shapes = cv_inputs(args.data, args.folds, evidence=True)  # 11-36 read train-evidence/
@@ -95,6 +97,8 @@ def main() -> None:
         nested = fused(repeats, untrained, trained, bias, args.folds)
         if "shrinkage" in sections:
             shrinkage(repeats, untrained, trained, nested, bias, args.folds)
+        if "variants" in sections:
+            variants(repeats, untrained, nested, bias, args.folds)
     if "scale" in sections:
         scales(repeats, untrained, bias, args.folds)
     if "guard" in sections:
@@ -245,6 +249,90 @@ def shrunk(readers, runs, shrink: float, toward: int):
                       for k, j in r.judgements.items()}
             out.append(replace(r, judgements=pulled))
         return tuple(out)
+    return setting
+
+
+def variants(repeats, untrained: dict, nested: dict[str, list[float]], bias: int, folds: int) -> None:
+    print("## Variants of the gold-free estimate (measured, not shipped)\n")
+    print("Each variant at several scales, against each reader's nested fixed weight (readers not trained on train), "
+          "means over the repeats. x-dependent: each judgement carries the model's log-likelihood ratio at its "
+          "option's structure log-odds instead of the ratio of the mean sensitivity and specificity; structure "
+          "recalibrated: the EM's structure probabilities mapped by a logistic fit of the gold of the training "
+          "topics' open options on their log-odds (per outer fold); free dependence: each reader's dependence "
+          f"estimated in the EM under the gold fits' prior (mean {DEPENDENCE}, precision {PRIOR_PRECISION:g}).\n")
+    print("| variant | scale | at or above | mean fused | mean difference | lowest difference |")
+    print("|---|---|---|---|---|---|")
+    rows = [("the default (shipped)", without_gold, (SCALE,)), ("x-dependent", x_dependent, VARIANT_SCALES),
+            ("structure recalibrated", recalibrated, VARIANT_SCALES),
+            ("free dependence", free_dependence, VARIANT_SCALES)]
+    for name, make, scales in rows:
+        for scale in scales:
+            means = [np.mean([fused_scores(runs, make([reader], runs, scale), bias, folds)[0].mean() for runs in repeats])
+                     for reader in untrained.values()]
+            diffs = [m - np.mean(nested[stem]) for m, stem in zip(means, untrained)]
+            print(f"| {name} | {scale:g} | {sum(d >= -1e-9 for d in diffs)} of {len(diffs)} | {np.mean(means):.4f} | "
+                  f"{np.mean(diffs):+.4f} | {min(diffs):+.4f} |", flush=True)
+    print()
+
+
+def _per_run(runs, calibrated):
+    """A setting that calibrates the readers once per run: `calibrated(prior, settled)` gives their weighed
+    judgements from the run's option evidence."""
+    by_analysis = {}
+    for analyses, edges in runs:
+        out = calibrated(*option_evidence(analyses, edges))
+        by_analysis.update({id(a): out for a in analyses})
+    return lambda analyses, edges, training: by_analysis[id(analyses[0])] if analyses else ()
+
+
+def x_dependent(readers, runs, scale: float):
+    """The default's estimate, each judgement carrying the model's log-likelihood ratio at its option's structure
+    log-odds (options without a structure probability at log-odds 0)."""
+    def calibrated(prior, settled):
+        cals = estimate_without_gold(readers, prior, settled, scale)
+        return tuple(_at_structure(c, r, prior) for c, r in zip(cals, readers))
+    return _per_run(runs, calibrated)
+
+
+def _at_structure(cal, reader, prior):
+    if cal.fallback or cal.weight == 0:
+        return cal.apply(reader)
+    judgements = {k: replace(j, calibrated=int(round(100 * cal.ratios(np.array([_log_odds(prior.get(k, 0.5))]), [j])[0])))
+                  for k, j in reader.judgements.items()}
+    return ReaderJudgements(reader.reader, judgements, cal.weight, cal)
+
+
+def _log_odds(p):
+    return np.log(p / (1 - p))
+
+
+def free_dependence(readers, runs, scale: float):
+    """The default's EM with each reader's dependence estimated too."""
+    def calibrated(prior, settled):
+        cals = estimate_without_gold(readers, prior, settled, scale, dependence=None)
+        return tuple(c.apply(r) for c, r in zip(cals, readers))
+    return _per_run(runs, calibrated)
+
+
+def recalibrated(readers, runs, scale: float):
+    """The default's EM on structure probabilities recalibrated, per outer fold, by a logistic fit of the gold of
+    the training topics' open options on their structure log-odds."""
+    evidence = [option_evidence(analyses, edges) for analyses, edges in runs]
+    done: dict = {}
+
+    def setting(analyses, edges, training):
+        key = frozenset(training)
+        if key not in done:
+            gold = gold_of(runs, training)
+            known = [(p[k], gold[k]) for p, settled in evidence for k in p if k not in settled and k in gold]
+            fit = LogisticRegression(C=1e4).fit(_log_odds(np.array([[p] for p, _ in known])), [g for _, g in known])
+            done[key] = {}
+            for (run, _), (prior, settled) in zip(runs, evidence):
+                mapped = fit.predict_proba(_log_odds(np.array([[p] for p in prior.values()])))[:, 1]
+                cals = estimate_without_gold(readers, dict(zip(prior, mapped)), settled, scale)
+                out = tuple(c.apply(r) for c, r in zip(cals, readers))
+                done[key].update({id(a): out for a in run})
+        return done[key][id(analyses[0])] if analyses else ()
     return setting
 
 

@@ -63,6 +63,14 @@ def test_em_without_gold_recovers_a_dependent_readers_error_rates_on_the_open_op
     assert f"on {cal.options} open options" in text and "sensitivity" in text and f"weight {cal.weight}%" in text
 
 
+
+def test_em_can_fit_each_readers_dependence_though_without_gold_it_is_barely_identified():
+    truth, prior, settled = synthetic()
+    fitted = [estimate_without_gold([voter("r", truth, prior, 0.8, 0.9, 1, dependence=d)], prior, settled,
+                                    dependence=None)[0].dependence for d in (0.0, 0.8)]
+    assert fitted[0] < fitted[1] and fitted[0] != DEPENDENCE
+    assert fitted[0] > 0.2  # a reader erring apart from the structure model still looks dependent (BENCHMARKS.md)
+
 def test_settled_options_do_not_count():
     truth, prior, settled = synthetic()
     coin = voter("coin", truth, prior, 0.5, 0.5, 2)  # as likely to say yes to a cause as to any other option

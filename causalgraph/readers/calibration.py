@@ -319,11 +319,12 @@ def fit_with_gold(reader: ReaderJudgements, gold: Mapping[Key, bool], prior: Map
 def estimate_without_gold(readers: Sequence[ReaderJudgements], prior: Mapping[Key, float],
                           settled: Mapping[Key, bool], scale: float = SCALE,
                           fixed: Mapping[str, ReaderCalibration] | None = None, min_open: int = MIN_OPEN,
-                          dependence: float = DEPENDENCE) -> tuple[ReaderCalibration, ...]:
+                          dependence: float | None = DEPENDENCE) -> tuple[ReaderCalibration, ...]:
     """Every reader's parameters without gold, by EM over the open options (those of `prior`, the structure
     model's probability that each option is a direct cause, that `settled` does not decide): each option's
     posterior combines the prior with every reader's log-likelihood ratio, and each reader's `cause` and `other`
-    are refitted against the posteriors, the `dependence` held. Readers in `fixed` (by name) keep
+    are refitted against the posteriors, the `dependence` held (None: fitted per reader under the prior of the
+    gold fits, BENCHMARKS.md reports it as a variant). Readers in `fixed` (by name) keep
     their parameters and count as evidence; one judged on fewer than `min_open` open options gets the fallback.
     Then each reader is discounted by its error correlation with the others on the settled options."""
     fixed = dict(fixed or {})
@@ -335,7 +336,8 @@ def estimate_without_gold(readers: Sequence[ReaderJudgements], prior: Mapping[Ke
     given = [[r.judgements[k] for k in ks] for r, ks in zip(readers, judged)]
     raw = [np.array([replace(r.judgements[k], calibrated=None).log_odds() / 100 for k in ks]) for r, ks in zip(readers, judged)]
     cals = [fixed.get(r.reader) or ReaderCalibration(r.reader, "answers", "", len(ks), _logit(TYPICAL[0]),
-                                                     _logit(TYPICAL[1]), dependence=dependence, scale=scale)
+                                                     _logit(TYPICAL[1]), dependence=DEPENDENCE if dependence is None
+                                                     else dependence, scale=scale)
             for r, ks in zip(readers, judged)]  # to start, every reader a typical voter
     for _ in range(ITERATIONS):
         evidence = x.copy()
