@@ -452,23 +452,28 @@ def confidences(program: TopicProgram, parts: list[Part], answers: dict[str, fro
     return found
 
 
-def solution_of(topic_id: int, qids: list[str], parts: list[Part]) -> Solution:
-    """The Solution of a topic solved in `parts`."""
-    optimal = all(p.result.optimal for p in parts)
-    if not optimal:
-        log.warning("topic %s: solver time limit reached; using the best answer set found", topic_id)
-    pick = lambda kind, among=parts: tuple(sorted({a for p in among for a in p.result.atoms if isinstance(a, kind)}))
+def answers_of(qids: list[str], parts: list[Part]) -> dict[str, frozenset[str]]:
+    """Each question's answer: the options its part's answer set selects."""
     answers: dict[str, set[str]] = {qid: set() for qid in qids}
-    for sel in pick(Select):
-        answers[sel.qid].add(sel.label)
+    for p in parts:
+        for atom in p.result.atoms:
+            if isinstance(atom, Select):
+                answers[atom.qid].add(atom.label)
+    return {q: frozenset(v) for q, v in answers.items()}
+
+
+def solution_of(topic_id: int, qids: list[str], parts: list[Part],
+                confidence: dict[str, Confidence] | None = None) -> Solution:
+    """The Solution of a topic solved in `parts` (with each question's `confidence`, where measured)."""
+    pick = lambda kind, among=parts: tuple(sorted({a for p in among for a in p.result.atoms if isinstance(a, kind)}))
     alone = [p for p in parts if p.alone]
     return Solution(
         topic_id=topic_id,
-        answers={q: frozenset(v) for q, v in answers.items()},
+        answers=answers_of(qids, parts),
         causes=pick(Cause),
         excluded=pick(Excluded, [p for p in parts if not p.alone]),
         forced=pick(Forced),
-        optimal=optimal,
+        optimal=all(p.result.optimal for p in parts),
         cost=total_cost([p.result.cost for p in parts]),
         dropped=next((p.dropped for p in parts if not p.alone), ()),
         alone={q: p.dropped for p in alone for q in p.questions},
@@ -477,6 +482,7 @@ def solution_of(topic_id: int, qids: list[str], parts: list[Part]) -> Solution:
         guesses=frozenset(g.qid for g in pick(Guess)),
         gains={(g.qid, g.label): g.gain for g in pick(Gain)},
         pair_gains={(g.qid, g.label): g.gain for g in pick(PairGain)},
+        confidence=confidence or {},
     )
 
 
@@ -503,14 +509,17 @@ def solve_topic(
     deadline = None if time_limit is None else time.monotonic() + time_limit
     program = TopicProgram(topic_facts(graph, scores, after, readers, timeline), params, readers=bool(readers))
     qids = list(graph.graph["questions"])
-    parts = solve_parts(program, graph.graph["topic_id"], qids, [g for g in GATED if g not in without], deadline)
-    solution = solution_of(graph.graph["topic_id"], qids, parts)
+    topic_id = graph.graph["topic_id"]
+    parts = solve_parts(program, topic_id, qids, [g for g in GATED if g not in without], deadline)
+    if not all(p.result.optimal for p in parts):
+        log.warning("topic %s: solver time limit reached; using the best answer set found", topic_id)
     if not explain:
-        return solution
-    measured = confidences(program, parts, solution.answers, deadline)
+        return solution_of(topic_id, qids, parts)
+    answers = answers_of(qids, parts)
+    measured = confidences(program, parts, answers, deadline)
     explained = [dataclasses.replace(p, result=dataclasses.replace(
-        p.result, atoms=program.explain(solution.answers, p.active, p.questions).atoms)) for p in parts]
-    return dataclasses.replace(solution_of(graph.graph["topic_id"], qids, explained), confidence=measured)
+        p.result, atoms=program.explain(answers, p.active, p.questions).atoms)) for p in parts]
+    return solution_of(topic_id, qids, explained, measured)
 
 
 def solve_analysis(analysis, scores: dict[tuple[int, int], float], without: frozenset[str] = frozenset(),
