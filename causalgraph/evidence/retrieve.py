@@ -30,10 +30,6 @@ class Retrieval:
         row = self.relevance[event]
         return [(int(s), float(row[s])) for s in np.argsort(-row, kind="stable")[:k]]
 
-    def subset(self, events: list[int]) -> Retrieval:
-        """The retrieval of some of the events (row i for events[i])."""
-        return Retrieval(self.relevance[events])
-
 
 @dataclass(frozen=True)
 class DocumentVectors:

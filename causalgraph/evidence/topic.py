@@ -12,7 +12,7 @@ import numpy as np
 from ..text.dates import later_pairs
 from ..text.extract import TopicExtraction
 from .features import EVIDENCE_FEATURES, PairReader, Source
-from .retrieve import DocumentVectors, Retrieval, embed_events, retrieve
+from .retrieve import DocumentVectors, embed_events, retrieve
 from .timeline import Timeline, build_timeline
 
 
@@ -25,7 +25,6 @@ class DocumentEvidence:
     pairs: list[tuple[int, int]]
     features: np.ndarray
     sources: tuple[tuple[Source, ...], ...]
-    retrieval: Retrieval
     timeline: Timeline
     after: frozenset[tuple[int, int]]
     mentions: dict[int, list[tuple[str, str]]]
@@ -38,8 +37,7 @@ class DocumentEvidence:
         mentions = {n: self.mentions[old] for n, old in enumerate(events) if old in self.mentions}
         after = frozenset(p for p in pairs if (events[p[0]], events[p[1]]) in self.after)
         return DocumentEvidence(pairs, self.features[rows].reshape(len(pairs), len(EVIDENCE_FEATURES)),
-                                tuple(self.sources[r] for r in rows), self.retrieval.subset(events), self.timeline,
-                                after, mentions)
+                                tuple(self.sources[r] for r in rows), self.timeline, after, mentions)
 
 
 def read_evidence(extraction: TopicExtraction, embedded: DocumentVectors, graph: nx.DiGraph,
@@ -58,4 +56,4 @@ def read_evidence(extraction: TopicExtraction, embedded: DocumentVectors, graph:
                     for s, _ in retrieval.best(n)] for n in range(len(texts)) if extraction.sentences}
     timeline = build_timeline(extraction, texts, [graph.nodes[n]["norm"] for n in graph], retrieval, vectors, cue_vectors)
     after = frozenset(later_pairs(dict(enumerate(texts)), pairs))
-    return DocumentEvidence(pairs, features, tuple(tuple(s) for _, s in read), retrieval, timeline, after, mentions)
+    return DocumentEvidence(pairs, features, tuple(tuple(s) for _, s in read), timeline, after, mentions)

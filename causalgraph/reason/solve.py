@@ -456,7 +456,7 @@ def answers_of(qids: list[str], parts: list[Part]) -> dict[str, frozenset[str]]:
     """Each question's answer: the options its part's answer set selects."""
     answers: dict[str, set[str]] = {qid: set() for qid in qids}
     for p in parts:
-        for atom in p.result.atoms:
+        for atom in p.result.atoms or ():
             if isinstance(atom, Select):
                 answers[atom.qid].add(atom.label)
     return {q: frozenset(v) for q, v in answers.items()}
