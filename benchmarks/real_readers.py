@@ -174,11 +174,11 @@ def fused(repeats, untrained: dict, trained: dict, bias: int, folds: int) -> dic
         print(f"### {title}\n")
         print("| reader | structure alone | reader alone | best fixed weight, nested CV (chosen in the first repeat) | "
               "`calibrate` (gold of other topics) | no gold (default) | default - nested (95% interval) | "
-              "repeats at or above | at or above all three |")
-        print("|---|---|---|---|---|---|---|---|---|")
-        by_weight = {}
+              "questions scored apart | repeats at or above | at or above all three |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        by_weight, differences = {}, []
         for stem, reader in group.items():  # the nested fixed weight's score in each repeat: for `shrinkage`
-            nested, free, gold, means, chosen, wins = [], [], [], [], None, 0
+            nested, free, gold, means, chosen, wins, apart = [], [], [], [], None, 0, []
             for runs in repeats:
                 held, picked, weights = nested_weight(runs, [reader], bias, folds, WEIGHTS)
                 scores, topics = fused_scores(runs, without_gold([reader], runs), bias, folds)
@@ -188,14 +188,22 @@ def fused(repeats, untrained: dict, trained: dict, bias: int, folds: int) -> dic
                 means.append([weights[w] for w in WEIGHTS])
                 chosen = chosen or picked
                 wins += scores.mean() >= held.mean() - 1e-9
+                apart.append(np.sum(scores != held))
             by_weight[stem] = np.mean(means, axis=0)
             out[stem] = [held.mean() for held in nested]
-            low, high = bootstrap_interval(FoldResult("difference", np.mean(free, axis=0) - np.mean(nested, axis=0), topics))
+            differences.append(np.mean(free, axis=0) - np.mean(nested, axis=0))
+            low, high = bootstrap_interval(FoldResult("difference", differences[-1], topics))
             n, f, alone, structure = np.mean(nested), np.mean(free), reader_alone(repeats[0], reader), by_weight[stem][0]
             ok = f >= max(n, structure, alone) - 1e-9
             print(f"| {stem} | {structure:.4f} | {alone:.4f} | {n:.4f} ({', '.join(map(str, chosen))}) | "
-                  f"{np.mean(gold):.4f} | {f:.4f} | {f - n:+.4f} ({low:+.4f} to {high:+.4f}) | {wins} of "
-                  f"{len(repeats)} | {'yes' if ok else 'no'} |", flush=True)
+                  f"{np.mean(gold):.4f} | {f:.4f} | {f - n:+.4f} ({low:+.4f} to {high:+.4f}) | {np.mean(apart):.1f} "
+                  f"of {len(topics)} | {wins} of {len(repeats)} | {'yes' if ok else 'no'} |", flush=True)
+        if differences:
+            pooled = FoldResult("difference", np.concatenate(differences), np.tile(topics, len(differences)))
+            low, high = bootstrap_interval(pooled)
+            print(f"\nPooled over these {len(differences)} readers, default - nested: {pooled.scores.mean():+.4f} "
+                  f"({low:+.4f} to {high:+.4f}, resampling topics). Questions scored apart: those whose score differs "
+                  "between the default and the nested fixed weight, per repeat (mean).")
         print(f"\nEach fixed weight ({title[0].lower() + title[1:]})\n")
         print_table("reader", [f"weight {w}" for w in WEIGHTS], by_weight.items())
         print()
