@@ -89,8 +89,8 @@ def main() -> None:
     print(f"precision bias by topic size {[bias(n) for n in (1, 5, 20, 40)]} at 1, 5, 20, 40 questions; grouped {args.folds}-fold CV repeated {args.repeats} times (seeds 0-{args.repeats - 1}); "
           "every figure is the mean over the repeats\n", flush=True)
     if "regime" in sections:
-        regime(pieces, repeats, test_shapes, answer_analyses(load_split(args.data, "test"), progress=False), bias,
-               args.folds)
+        regime(analyses, pieces, repeats, test_shapes, answer_analyses(load_split(args.data, "test"), progress=False),
+               bias, args.folds)
     if "reliability" in sections:
         reliability(repeats, untrained, trained)
     if "fused" in sections:
@@ -107,7 +107,7 @@ def main() -> None:
         several(repeats, readers, bias, args.folds)
 
 
-def regime(pieces, repeats, test_shapes, test, bias: int, folds: int) -> None:
+def regime(analyses, pieces, repeats, test_shapes, test, bias: int, folds: int) -> None:
     prior, settled = option_evidence(*repeats[0][0])
     gold = gold_of(repeats[0])
     keys = [k for k in prior if k not in settled and k in gold]
@@ -132,6 +132,17 @@ def regime(pieces, repeats, test_shapes, test, bias: int, folds: int) -> None:
           f"options, {test_options - test_settled} open")
     print(f"- the structure model on the open options: AUC {np.mean(aucs):.3f}; mean probability {np.mean(means):.3f}; "
           f"gold against its log-odds: slope {slope:.2f}, intercept {intercept:+.2f} (1 and 0 where calibrated)")
+    held = [c for cs in blend_copies(analyses, test_shapes)[2] for c in cs]
+    x, y = [], []
+    for piece, edges in zip(held, structure_edges(analyses, held, folds, test_shapes)):
+        known, settled = option_evidence([piece], [edges])  # one copy at a time: copies of a topic share questions
+        labels = gold_of([([piece], [edges])])
+        x += [np.log(p / (1 - p)) for k, p in known.items() if k not in settled and k in labels]
+        y += [labels[k] for k in known if k not in settled and k in labels]
+    fit = LogisticRegression(C=1e4).fit(np.array(x)[:, None], y)
+    print(f"- the structure model trained for the test split's shapes, on the open options of the labelled topics' "
+          f"held-out copies cut to those shapes (`train`'s test-shaped regime, {len(y)} open options): slope "
+          f"{fit.coef_[0, 0]:.2f}, intercept {fit.intercept_[0]:+.2f}")
     print(f"- structure alone: {structure:.4f}\n", flush=True)
 
 
