@@ -511,15 +511,16 @@ def solve_topic(
     qids = list(graph.graph["questions"])
     topic_id = graph.graph["topic_id"]
     parts = solve_parts(program, topic_id, qids, [g for g in GATED if g not in without], deadline)
-    if not all(p.result.optimal for p in parts):
+    measured = None
+    if explain:
+        answers = answers_of(qids, parts)
+        measured = confidences(program, parts, answers, deadline)
+        parts = [dataclasses.replace(p, result=dataclasses.replace(
+            p.result, atoms=program.explain(answers, p.active, p.questions).atoms)) for p in parts]
+    solution = solution_of(topic_id, qids, parts, measured)
+    if not solution.optimal:
         log.warning("topic %s: solver time limit reached; using the best answer set found", topic_id)
-    if not explain:
-        return solution_of(topic_id, qids, parts)
-    answers = answers_of(qids, parts)
-    measured = confidences(program, parts, answers, deadline)
-    explained = [dataclasses.replace(p, result=dataclasses.replace(
-        p.result, atoms=program.explain(answers, p.active, p.questions).atoms)) for p in parts]
-    return solution_of(topic_id, qids, explained, measured)
+    return solution
 
 
 def solve_analysis(analysis, scores: dict[tuple[int, int], float], without: frozenset[str] = frozenset(),
