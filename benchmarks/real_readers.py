@@ -9,7 +9,7 @@ weight by nested grouped CV, calibrated from the gold of the other folds' topics
 default; the scale; shrinkage towards a fixed weight and variants of the estimate (measured, not shipped); the
 guard on small topics; several readers at once. The structure model comes from one place, `causalgraph.experiments.calibration.structure_edges`.
 
-    python benchmarks/real_readers.py --data ../shared/aer [--readers a,b] [--folds 5] [--repeats 5] [--sections ...]
+    python benchmarks/real_readers.py --data ../shared/aer [--readers a,b] [--folds 5] [--repeats 10] [--sections ...]
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from labelled import print_table
 from causalgraph.analysis.analyse import subset_analysis
 from causalgraph.data import load_split
 from causalgraph.experiments.calibration import (SCALES, answer_analyses, fixed_weight, fused_scores, gold_of,
-                                                  judged_topics, nested_weight, open_rates, reader_alone,
+                                                  judged_topics, nested_weight, open_rates, per_run, reader_alone,
                                                   scale_choice, structure_edges, structure_only, with_gold,
                                                   without_gold)
 from causalgraph.experiments.inputs import cv_inputs, describe_shapes, shipped_biases
@@ -137,7 +137,7 @@ def regime(analyses, pieces, repeats, test_shapes, test, bias: int, folds: int) 
     for piece, edges in zip(held, structure_edges(analyses, held, folds, test_shapes)):
         known, settled = option_evidence([piece], [edges])  # one copy at a time: copies of a topic share questions
         labels = gold_of([([piece], [edges])])
-        x += [np.log(p / (1 - p)) for k, p in known.items() if k not in settled and k in labels]
+        x += [_log_odds(p) for k, p in known.items() if k not in settled and k in labels]
         y += [labels[k] for k in known if k not in settled and k in labels]
     fit = LogisticRegression(C=1e4).fit(np.array(x)[:, None], y)
     print(f"- the structure model trained for the test split's shapes, on the open options of the labelled topics' "
@@ -163,10 +163,11 @@ def reliability(repeats, untrained: dict, trained: dict) -> None:
             rows = []
             for runs in repeats:
                 prior, settled = option_evidence(*runs[0])
-                gold = fit_with_gold(reader, gold_of(runs), prior, settled, min_open=0)
+                labels = gold_of(runs)
+                gold = fit_with_gold(reader, labels, prior, settled, min_open=0)
                 (free,) = estimate_without_gold([reader], prior, settled)
                 (independent,) = estimate_without_gold([reader], prior, settled, dependence=0.0)
-                (mapped,) = estimate_without_gold([reader], recalibrated_prior(prior, settled, gold_of(runs)), settled)
+                (mapped,) = estimate_without_gold([reader], recalibrated_prior(prior, settled, labels), settled)
                 rows.append([gold.dependence, free.sensitivity, free.specificity, independent.sensitivity,
                              independent.specificity, mapped.sensitivity, mapped.specificity])
             g, fs, fp, s0, p0, ms, mp = np.mean(rows, axis=0)
@@ -297,23 +298,14 @@ def variants(repeats, untrained: dict, nested: dict[str, list[float]], bias: int
     print()
 
 
-def _per_run(runs, calibrated):
-    """A setting that calibrates the readers once per run: `calibrated(prior, settled)` gives their weighed
-    judgements from the run's option evidence."""
-    by_analysis = {}
-    for analyses, edges in runs:
-        out = calibrated(*option_evidence(analyses, edges))
-        by_analysis.update({id(a): out for a in analyses})
-    return lambda analyses, edges, training: by_analysis[id(analyses[0])] if analyses else ()
-
-
 def x_dependent(readers, runs, scale: float):
     """The default's estimate, each judgement carrying the model's log-likelihood ratio at its option's structure
     log-odds (options without a structure probability at log-odds 0)."""
-    def calibrated(prior, settled):
+    def weighed(analyses, edges, known):
+        prior, settled = known or option_evidence(analyses, edges)
         cals = estimate_without_gold(readers, prior, settled, scale)
         return tuple(_at_structure(c, r, prior) for c, r in zip(cals, readers))
-    return _per_run(runs, calibrated)
+    return per_run(runs, weighed)
 
 
 def _at_structure(cal, reader, prior):
@@ -330,10 +322,10 @@ def _log_odds(p):
 
 def free_dependence(readers, runs, scale: float):
     """The default's EM with each reader's dependence estimated too."""
-    def calibrated(prior, settled):
-        cals = estimate_without_gold(readers, prior, settled, scale, dependence=None)
+    def weighed(analyses, edges, known):
+        cals = estimate_without_gold(readers, *(known or option_evidence(analyses, edges)), scale, dependence=None)
         return tuple(c.apply(r) for c, r in zip(cals, readers))
-    return _per_run(runs, calibrated)
+    return per_run(runs, weighed)
 
 
 def recalibrated(readers, runs, scale: float):

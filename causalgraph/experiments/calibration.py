@@ -128,10 +128,19 @@ def without_gold(readers: Sequence[ReaderJudgements], runs: Sequence[Run], scale
     """Gold-free calibration on the answered topics of each run: EM over the open options of all the run's
     topics (those of the other folds included, whose gold it never reads), as `answer` calibrates over the
     split it answers. `evidence`: each run's `option_evidence`, where it is at hand."""
+    return per_run(runs, lambda analyses, edges, known: calibrate_readers(readers, analyses, edges, scale=scale,
+                                                                          min_open=min_open, evidence=known), evidence)
+
+
+def per_run(runs: Sequence[Run], weighed: Callable[[list, list, tuple | None], tuple[ReaderJudgements, ...]],
+            evidence: Sequence | None = None) -> ReaderSetting:
+    """A setting that weighs the readers once per run, for all of the run's topics (those of the other folds
+    included): `weighed(analyses, edges, known)` returns them, `known` being the run's `option_evidence` where
+    it is at hand (else None)."""
     by_analysis = {}
     for (analyses, edges), known in zip(runs, evidence or [None] * len(runs)):
-        calibrated = calibrate_readers(readers, analyses, edges, scale=scale, min_open=min_open, evidence=known)
-        by_analysis.update({id(a): calibrated for a in analyses})
+        out = weighed(analyses, edges, known)
+        by_analysis.update({id(a): out for a in analyses})
     return lambda analyses, edges, training: by_analysis[id(analyses[0])] if analyses else ()
 
 
