@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from labelled import print_table
 
 from causalgraph.analysis.analyse import subset_analysis
 from causalgraph.data import load_split
-from causalgraph.experiments.calibration import (SCALES, answer_analyses, fixed_weight, fused_scores, gold_of,
+from causalgraph.experiments.calibration import (SCALES, answer_analyses, answered_sets, fixed_weight, fused_scores, gold_of,
                                                   judged_topics, nested_weight, open_rates, per_run, reader_alone,
                                                   scale_choice, structure_edges, structure_only, with_gold,
                                                   without_gold)
@@ -56,7 +57,7 @@ COMBINATIONS = (
     ("deberta_v3_base_finetuned_on_train.probs", "gpt4o_zero_shot_no_docs"),
 )
 SHRINKS, TOWARDS = (0.25, 0.5, 0.75), (50, 75, 100)
-SECTIONS = ("regime", "reliability", "fused", "shrinkage", "variants", "scale", "guard", "several")
+SECTIONS = ("regime", "reliability", "fused", "shrinkage", "variants", "scale", "guard", "several", "test-shaped")
 VARIANT_SCALES = (1.0, 1.25, 1.5)
 SMALL_SIZES = (1, 5)
 RUN_SIZES = (1, 2, 4, 9)  # dev-only topics per run, each run calibrated on its own
@@ -105,6 +106,8 @@ def main() -> None:
         guard(analyses, pieces, repeats[0], untrained, test_shapes, bias, args.folds)
     if "several" in sections:
         several(repeats, readers, bias, args.folds)
+    if "test-shaped" in sections:
+        test_shaped(analyses, test_shapes, set(dev), untrained, bias, args.folds, args.repeats)
 
 
 def regime(analyses, pieces, repeats, test_shapes, test, bias: int, folds: int) -> None:
@@ -448,6 +451,57 @@ def several(repeats, readers: dict, bias: int, folds: int) -> None:
                         fused_scores(runs, with_gold(chosen, runs), bias, folds)[0].mean(),
                         fused_scores(runs, without_gold(chosen, runs), bias, folds)[0].mean()] for runs in repeats], axis=0)
         print(f"| {' + '.join(combo)} | {alone} | " + " | ".join(f"{v:.4f}" for v in row) + " |", flush=True)
+
+
+def test_shaped(analyses, test_shapes, judged: set[str], untrained: dict, bias, folds: int, repeats: int) -> None:
+    print("## Topics cut to the test split's shapes\n")
+    print("The held-out copies of `train`'s test-shaped regime (each labelled topic cut to the test split's shapes, "
+          "three copies of each; the i-th copies of all the topics answered together, as a split), the structure "
+          "model trained for those shapes, as the shipped one is; only the dev questions have the reader's "
+          "judgement and only they are scored. The gold-free default at each scale (shipped: "
+          f"{SCALE:g}) against the nested fixed weight and `calibrate`; grouped {folds}-fold CV repeated {repeats} "
+          "times, means over the repeats.\n")
+    copies = blend_copies(analyses, test_shapes)
+    held = [c for cs in copies[2] for c in cs]
+    shaped = [answered_sets(held, structure_edges(analyses, held, folds, test_shapes, seed=seed, copies=copies))
+              for seed in range(repeats)]
+    x, y = [], []
+    for run in shaped[0]:
+        prior, settled = option_evidence(*run)
+        labels = gold_of([run])
+        keys = [k for k in prior if k not in settled and k[0] in judged and k in labels]
+        x += [_log_odds(prior[k]) for k in keys]
+        y += [labels[k] for k in keys]
+    fit = LogisticRegression(C=1e4).fit(np.array(x)[:, None], y)
+    structure = np.mean([fused_scores(runs, structure_only, bias, folds, judged)[0].mean() for runs in shaped])
+    open_options = np.mean([len([k for k in prior if k not in settled and k[0] in judged])
+                            for runs in shaped for prior, settled in (option_evidence(*run) for run in runs)])
+    scored = len(fused_scores(shaped[0], structure_only, bias, folds, judged)[0])
+    print(f"{len(held)} copies in {len(shaped[0])} runs, {scored} judged questions scored; {open_options:.0f} open "
+          f"options judged per run, on which gold against the structure log-odds has slope {fit.coef_[0, 0]:.2f} and "
+          f"intercept {fit.intercept_[0]:+.2f} (first repeat); structure alone {structure:.4f}\n")
+    print("| reader | best fixed weight, nested CV | `calibrate` | " + " | ".join(f"no gold, scale {s:g}" for s in SCALES)
+          + " | default - nested |")
+    print("|---|---|---|" + "---|" * len(SCALES) + "---|")
+    cells, nested_scales, chosen = [], [], []
+    for i, runs in enumerate(shaped):
+        print(f"test-shaped: repeat {i + 1} of {repeats}", file=sys.stderr, flush=True)
+        makes = [lambda s, r=r, runs=runs: without_gold([r], runs, s) for r in untrained.values()]
+        by_scale, n, c = scale_choice(makes, runs, bias, folds, judged=judged)
+        nested_scales.append(n)
+        chosen.append(c)
+        cells.append([[nested_weight(runs, [r], bias, folds, WEIGHTS, judged)[0].mean(),
+                       fused_scores(runs, with_gold([r], runs), bias, folds, judged)[0].mean(),
+                       *(means[s] for s in SCALES)] for r, means in zip(untrained.values(), by_scale)])
+    rows = np.mean(cells, axis=0)
+    default = rows[:, 2 + SCALES.index(SCALE)] - rows[:, 0]
+    for stem, row, d in zip(untrained, rows, default):
+        print(f"| {stem} | " + " | ".join(f"{v:.4f}" for v in row) + f" | {d:+.4f} |")
+    print("| mean | " + " | ".join(f"{v:.4f}" for v in rows.mean(axis=0)) + f" | {default.mean():+.4f} |")
+    at_or_above = {s: int(np.sum(rows[:, 2 + i] >= rows[:, 0] - 1e-9)) for i, s in enumerate(SCALES)}
+    print(f"\nAt or above the nested fixed weight, by scale: {', '.join(f'{s:g}: {n} of {len(rows)}' for s, n in at_or_above.items())}. "
+          f"Nested grouped CV over the pooled readers: {np.mean(nested_scales):.4f}; scales chosen per repeat {chosen}\n",
+          flush=True)
 
 
 if __name__ == "__main__":

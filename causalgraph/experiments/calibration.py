@@ -158,13 +158,14 @@ def with_gold(readers: Sequence[ReaderJudgements], runs: Sequence[Run], scale: f
 
 
 def nested_weight(runs: Sequence[Run], readers: Sequence[ReaderJudgements], bias: Bias, folds: int,
-                  weights=READER_WEIGHTS) -> tuple[np.ndarray, list, dict[int, float]]:
+                  weights=READER_WEIGHTS, judged: set[str] | None = None) -> tuple[np.ndarray, list, dict[int, float]]:
     """The fixed weight chosen by nested grouped CV (each outer fold takes the weight best on its training
-    topics; weight 0 is the structure alone): its per-question held-out scores (in `fused_scores`' order), the
-    weights chosen, and each weight's mean."""
+    topics; weight 0 is the structure alone): its per-question held-out scores (in `fused_scores`' order, of the
+    questions in `judged`), the weights chosen, and each weight's mean."""
     by_weight = {}
     for w in weights:
-        by_weight[w], topics = fused_scores(runs, fixed_weight(readers, w) if w else structure_only, bias, folds)
+        by_weight[w], topics = fused_scores(runs, fixed_weight(readers, w) if w else structure_only, bias, folds,
+                                            judged)
     held, chosen = nested_held(by_weight, topics, min(folds, len(np.unique(topics))))
     return held, chosen, {w: float(s.mean()) for w, s in by_weight.items()}
 
@@ -202,16 +203,16 @@ def open_rates(runs: Sequence[Run], reader: ReaderJudgements) -> tuple[int, floa
 
 
 def scale_choice(makes: Sequence[Callable[[float], ReaderSetting]], runs, bias: Bias, folds: int,
-                 scales=SCALES) -> tuple[list[dict[float, float]], float, list]:
-    """For each setting maker (one per reader), the fused score at each scale; and the nested grouped-CV score
-    over all of them pooled, each outer fold taking the scale that scores best on its training topics (with the
-    scales chosen)."""
+                 scales=SCALES, judged: set[str] | None = None) -> tuple[list[dict[float, float]], float, list]:
+    """For each setting maker (one per reader), the fused score (of the questions in `judged`) at each scale; and
+    the nested grouped-CV score over all of them pooled, each outer fold taking the scale that scores best on its
+    training topics (with the scales chosen)."""
     means, topics = [], []
     pooled: dict[float, list[np.ndarray]] = {s: [] for s in scales}
     for make in makes:
         row = {}
         for s in scales:
-            scores, t = fused_scores(runs, make(s), bias, folds)
+            scores, t = fused_scores(runs, make(s), bias, folds, judged)
             row[s] = float(scores.mean())
             pooled[s].append(scores)
         topics.append(t)
