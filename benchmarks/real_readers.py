@@ -136,17 +136,27 @@ def regime(analyses, pieces, repeats, test_shapes, test, bias: int, folds: int) 
     print(f"- the structure model on the open options: AUC {np.mean(aucs):.3f}; mean probability {np.mean(means):.3f}; "
           f"gold against its log-odds: slope {slope:.2f}, intercept {intercept:+.2f} (1 and 0 where calibrated)")
     held = [c for cs in blend_copies(analyses, test_shapes)[2] for c in cs]
-    x, y = [], []
-    for piece, edges in zip(held, structure_edges(analyses, held, folds, test_shapes)):
-        known, settled = option_evidence([piece], [edges])  # one copy at a time: copies of a topic share questions
-        labels = gold_of([([piece], [edges])])
-        x += [_log_odds(p) for k, p in known.items() if k not in settled and k in labels]
-        y += [labels[k] for k in known if k not in settled and k in labels]
-    fit = LogisticRegression(C=1e4).fit(np.array(x)[:, None], y)
+    # one copy at a time: copies of a topic share questions
+    slope, intercept, n = open_calibration([([p], [e]) for p, e in zip(held, structure_edges(analyses, held, folds,
+                                                                                                   test_shapes))])
     print(f"- the structure model trained for the test split's shapes, on the open options of the labelled topics' "
-          f"held-out copies cut to those shapes (`train`'s test-shaped regime, {len(y)} open options): slope "
-          f"{fit.coef_[0, 0]:.2f}, intercept {fit.intercept_[0]:+.2f}")
+          f"held-out copies cut to those shapes (`train`'s test-shaped regime, {n} open options): slope "
+          f"{slope:.2f}, intercept {intercept:+.2f}")
     print(f"- structure alone: {structure:.4f}\n", flush=True)
+
+
+def open_calibration(runs, judged: set[str] | None = None) -> tuple[float, float, int]:
+    """Gold against the structure log-odds on the runs' open options (of the questions in `judged`, where given):
+    the slope and intercept of a logistic fit, and how many options it rests on."""
+    x, y = [], []
+    for run in runs:
+        prior, settled = option_evidence(*run)
+        labels = gold_of([run])
+        keys = [k for k in prior if k not in settled and k in labels and (judged is None or k[0] in judged)]
+        x += [_log_odds(prior[k]) for k in keys]
+        y += [labels[k] for k in keys]
+    fit = LogisticRegression(C=1e4).fit(np.array(x)[:, None], y)
+    return float(fit.coef_[0, 0]), float(fit.intercept_[0]), len(y)
 
 
 def reliability(repeats, untrained: dict, trained: dict) -> None:
@@ -465,28 +475,22 @@ def test_shaped(analyses, test_shapes, judged: set[str], untrained: dict, bias, 
     held = [c for cs in copies[2] for c in cs]
     shaped = [answered_sets(held, structure_edges(analyses, held, folds, test_shapes, seed=seed, copies=copies))
               for seed in range(repeats)]
-    x, y = [], []
-    for run in shaped[0]:
-        prior, settled = option_evidence(*run)
-        labels = gold_of([run])
-        keys = [k for k in prior if k not in settled and k[0] in judged and k in labels]
-        x += [_log_odds(prior[k]) for k in keys]
-        y += [labels[k] for k in keys]
-    fit = LogisticRegression(C=1e4).fit(np.array(x)[:, None], y)
-    structure = np.mean([fused_scores(runs, structure_only, bias, folds, judged)[0].mean() for runs in shaped])
+    evidence = [[option_evidence(*run) for run in runs] for runs in shaped]  # each run's, read once
+    slope, intercept, _ = open_calibration(shaped[0], judged)
+    alone = [fused_scores(runs, structure_only, bias, folds, judged)[0] for runs in shaped]
     open_options = np.mean([len([k for k in prior if k not in settled and k[0] in judged])
-                            for runs in shaped for prior, settled in (option_evidence(*run) for run in runs)])
-    scored = len(fused_scores(shaped[0], structure_only, bias, folds, judged)[0])
-    print(f"{len(held)} copies in {len(shaped[0])} runs, {scored} judged questions scored; {open_options:.0f} open "
-          f"options judged per run, on which gold against the structure log-odds has slope {fit.coef_[0, 0]:.2f} and "
-          f"intercept {fit.intercept_[0]:+.2f} (first repeat); structure alone {structure:.4f}\n")
+                            for known in evidence for prior, settled in known])
+    print(f"{len(held)} copies in {len(shaped[0])} runs, {len(alone[0])} judged questions scored; {open_options:.0f} "
+          f"open options judged per run, on which gold against the structure log-odds has slope {slope:.2f} and "
+          f"intercept {intercept:+.2f} (first repeat); structure alone {np.mean([a.mean() for a in alone]):.4f}\n")
     print("| reader | best fixed weight, nested CV | `calibrate` | " + " | ".join(f"no gold, scale {s:g}" for s in SCALES)
           + " | default - nested |")
     print("|---|---|---|" + "---|" * len(SCALES) + "---|")
     cells, nested_scales, chosen = [], [], []
-    for i, runs in enumerate(shaped):
+    for i, (runs, known) in enumerate(zip(shaped, evidence)):
         print(f"test-shaped: repeat {i + 1} of {repeats}", file=sys.stderr, flush=True)
-        makes = [lambda s, r=r, runs=runs: without_gold([r], runs, s) for r in untrained.values()]
+        makes = [lambda s, r=r, runs=runs, known=known: without_gold([r], runs, s, evidence=known)
+                 for r in untrained.values()]
         by_scale, n, c = scale_choice(makes, runs, bias, folds, judged=judged)
         nested_scales.append(n)
         chosen.append(c)
