@@ -27,7 +27,7 @@ from sklearn.metrics import roc_auc_score
 from labelled import print_table
 
 from causalgraph.analysis.analyse import subset_analysis
-from causalgraph.data import load_split
+from causalgraph.data import DataError, load_split
 from causalgraph.experiments.calibration import (SCALES, answer_analyses, answered_sets, fixed_weight, fused_scores, gold_of,
                                                   judged_topics, nested_weight, open_rates, per_run, reader_alone,
                                                   scale_choice, structure_edges, structure_only, with_gold,
@@ -73,14 +73,23 @@ def main() -> None:
                         help=f"comma-separated, of {', '.join(SECTIONS)} (default: all; shrinkage and variants need fused)")
     args = parser.parse_args()
     sections = args.sections.split(",")
-    topics, test_shapes = cv_inputs(args.data, args.folds, evidence=True)  # 11-36 read train-evidence/
-    analyses = answer_analyses(topics)
-    bias = shipped_biases()  # the shipped scorer's bias by topic size, as `answer` uses it
-    dev = {q.qid: q for t in load_split(args.data, "dev") for q in t.questions}
+    unknown = sorted(set(sections) - set(SECTIONS))
+    if unknown:
+        parser.error(f"--sections: unknown section {unknown[0]!r} (choose from {', '.join(SECTIONS)})")
     files = sorted((Path(args.data) / "readers-dev").glob("*.jsonl"))
     if args.readers:
+        missing = sorted(set(args.readers.split(",")) - {f.name.removesuffix(".jsonl") for f in files})
+        if missing:
+            parser.error(f"--readers: no {missing[0]}.jsonl in {Path(args.data) / 'readers-dev'}")
         files = [f for f in files if f.name.removesuffix(".jsonl") in args.readers.split(",")]
-    readers = {f.name.removesuffix(".jsonl"): load_reader_scores(f, dev) for f in files}
+    try:
+        dev = {q.qid: q for t in load_split(args.data, "dev") for q in t.questions}
+        readers = {f.name.removesuffix(".jsonl"): load_reader_scores(f, dev) for f in files}
+        topics, test_shapes = cv_inputs(args.data, args.folds, evidence=True)  # 11-36 read train-evidence/
+    except (DataError, OSError) as err:
+        parser.exit(2, f"{parser.prog}: error: {err}\n")
+    analyses = answer_analyses(topics)
+    bias = shipped_biases()  # the shipped scorer's bias by topic size, as `answer` uses it
     untrained = {s: r for s, r in readers.items() if not s.startswith(TRAINED_ON_TRAIN)}
     trained = {s: r for s, r in readers.items() if s.startswith(TRAINED_ON_TRAIN)}
     pieces = judged_topics(analyses, set(dev))
