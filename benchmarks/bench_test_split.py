@@ -27,6 +27,7 @@ from pathlib import Path
 
 from causalgraph.analysis.analyse import ANALYSIS_STAGES
 from causalgraph.data import split_dir
+from labelled import run_benchmark
 
 STAGES = ("load", "analysis", *ANALYSIS_STAGES, "scoring", "solving")
 
@@ -142,4 +143,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_benchmark(main)

@@ -24,7 +24,7 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold
 
 from causalgraph.analysis.analyse import TopicAnalysis, subset_analysis
-from labelled import labelled_cv
+from labelled import labelled_cv, run_benchmark
 
 from causalgraph.experiments.inputs import describe_held, shipped_bias
 from causalgraph.analysis.table import FEATURES, PairTable
@@ -158,4 +158,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_benchmark(main)

@@ -12,7 +12,7 @@ group and of the forced guesses.
 
 from __future__ import annotations
 
-from labelled import labelled_cv
+from labelled import labelled_cv, run_benchmark
 
 from causalgraph.experiments.confidence import format_confidence, held_out_confidence
 from causalgraph.learn.bands import blend_copies, fold_blends, shipped_bands
@@ -31,4 +31,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_benchmark(main)

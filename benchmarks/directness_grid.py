@@ -10,7 +10,7 @@ shipped program.
 
 from __future__ import annotations
 
-from labelled import labelled_cv
+from labelled import labelled_cv, run_benchmark
 
 from causalgraph.experiments.inputs import shipped_bias
 from causalgraph.learn.crossval import (
@@ -48,4 +48,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_benchmark(main)

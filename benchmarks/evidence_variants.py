@@ -40,6 +40,7 @@ from causalgraph.learn.bands import blend_copies, scorer_kinds
 from causalgraph.learn.scorer import EdgeScorer
 from causalgraph.text.embed import BATCH_SIZE, encode
 from causalgraph.text.words import word_tokens
+from labelled import run_benchmark
 
 SIZES = (1, 3, 5, 10, None, "test-shaped")
 BIAS = 200
@@ -134,4 +135,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_benchmark(main)

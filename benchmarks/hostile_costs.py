@@ -19,6 +19,7 @@ from pathlib import Path
 
 from causalgraph.cli import answer
 from causalgraph.data import load_documents
+from labelled import run_benchmark
 
 NONE = "None of the others are correct causes."
 
@@ -59,6 +60,8 @@ def main() -> None:
     if args.data:
         sizes = {(f.parent.name, tid): sum(len(d.content) for d in docs)
                  for f in sorted(args.data.glob("*/docs.json")) for tid, (_, docs) in load_documents(f).items()}
+        if not sizes:
+            parser.error(f"--data: no */docs.json under {args.data}")
         (split, topic), most = max(sizes.items(), key=lambda item: item[1])
         print(f"largest documents of a topic in {args.data}: {most:,} characters ({split}, topic {topic}, "
               f"of {len(sizes)} topics)\n")
@@ -80,4 +83,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_benchmark(main)

@@ -4,11 +4,24 @@ the test split's shapes (see causalgraph.learn.crossval.resized_sets)."""
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 from causalgraph.experiments.inputs import labelled_analyses, target_shapes
 from causalgraph.config import DEFAULT_ENCODER
-from causalgraph.data import load_labelled
+from causalgraph.data import DataError, load_labelled
 from causalgraph.learn.crossval import resized_sets
+
+
+def run_benchmark(main) -> None:
+    """Run a benchmark's `main` and exit with its code; data it cannot read ends it with one line naming the file
+    or folder (exit 2), not a traceback."""
+    try:
+        code = main()
+    except (DataError, OSError) as err:
+        print(f"{Path(sys.argv[0]).name}: error: {err}", file=sys.stderr)
+        code = 2
+    sys.exit(code)
 
 
 def labelled_cv(doc: str, documents: bool = True, evidence: bool = False):

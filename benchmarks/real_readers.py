@@ -24,10 +24,10 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
-from labelled import print_table
+from labelled import print_table, run_benchmark
 
 from causalgraph.analysis.analyse import subset_analysis
-from causalgraph.data import DataError, load_split
+from causalgraph.data import load_split
 from causalgraph.experiments.calibration import (SCALES, answer_analyses, answered_sets, fixed_weight, fused_scores, gold_of,
                                                   judged_topics, nested_weight, open_rates, per_run, reader_alone,
                                                   scale_choice, structure_edges, structure_only, with_gold,
@@ -82,12 +82,9 @@ def main() -> None:
         if missing:
             parser.error(f"--readers: no {missing[0]}.jsonl in {Path(args.data) / 'readers-dev'}")
         files = [f for f in files if f.name.removesuffix(".jsonl") in args.readers.split(",")]
-    try:
-        dev = {q.qid: q for t in load_split(args.data, "dev") for q in t.questions}
-        readers = {f.name.removesuffix(".jsonl"): load_reader_scores(f, dev) for f in files}
-        topics, test_shapes = cv_inputs(args.data, args.folds, evidence=True)  # 11-36 read train-evidence/
-    except (DataError, OSError) as err:
-        parser.exit(2, f"{parser.prog}: error: {err}\n")
+    dev = {q.qid: q for t in load_split(args.data, "dev") for q in t.questions}
+    readers = {f.name.removesuffix(".jsonl"): load_reader_scores(f, dev) for f in files}
+    topics, test_shapes = cv_inputs(args.data, args.folds, evidence=True)  # 11-36 read train-evidence/
     analyses = answer_analyses(topics)
     bias = shipped_biases()  # the shipped scorer's bias by topic size, as `answer` uses it
     untrained = {s: r for s, r in readers.items() if not s.startswith(TRAINED_ON_TRAIN)}
@@ -518,4 +515,4 @@ def test_shaped(analyses, test_shapes, judged: set[str], untrained: dict, bias, 
 
 
 if __name__ == "__main__":
-    main()
+    run_benchmark(main)

@@ -15,7 +15,7 @@ import random
 
 import numpy as np
 
-from labelled import labelled_cv, print_table
+from labelled import labelled_cv, print_table, run_benchmark
 
 from causalgraph.experiments.inputs import shipped_bias
 from causalgraph.data import LABELS, question_score
@@ -77,4 +77,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_benchmark(main)

@@ -29,6 +29,7 @@ from causalgraph.data import Question, Topic, load_split
 from causalgraph.graph.topic import build_graph, candidate_pairs
 from causalgraph.learn.scorer import edge_scores, load_scorer, reads_documents
 from causalgraph.reason import solve as current
+from labelled import run_benchmark
 
 SIZES = (1, 4, 16, None)  # None: the whole topic
 NONE = "None of the others are correct causes."
@@ -120,4 +121,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_benchmark(main)
