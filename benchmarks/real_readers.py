@@ -6,7 +6,7 @@ scorer and an evidence scorer, with the shipped bands; topics 11-36 read train-e
 cut to the answered topics' shapes. Per reader: its reliability on the open
 options against gold and as estimated without gold; fused: the structure alone, the reader alone, the best fixed
 weight by nested grouped CV, calibrated from the gold of the other folds' topics (`calibrate`) and the gold-free
-default; the scale; shrinkage towards a fixed weight and variants of the estimate (measured, not shipped); the
+default; the scale, with every question judged and with one in six; shrinkage towards a fixed weight and variants of the estimate (measured, not shipped); the
 guard on small topics; several readers at once. The structure model comes from one place, `causalgraph.experiments.calibration.structure_edges`.
 
     python benchmarks/real_readers.py --data ../shared/aer [--readers a,b] [--folds 5] [--repeats 10] [--sections ...]
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from causalgraph.experiments.calibration import (SCALES, answer_analyses, answer
                                                   judged_topics, nested_weight, open_rates, per_run, reader_alone,
                                                   scale_choice, structure_edges, structure_only, with_gold,
                                                   without_gold)
+from causalgraph.experiments.fusion import nested_choice
 from causalgraph.experiments.inputs import cv_inputs, describe_shapes, shipped_biases
 from causalgraph.learn.bands import blend_copies
 from causalgraph.learn.calibration import option_evidence
@@ -57,10 +59,12 @@ COMBINATIONS = (
     ("deberta_v3_base_finetuned_on_train.probs", "gpt4o_zero_shot_no_docs"),
 )
 SHRINKS, TOWARDS = (0.25, 0.5, 0.75), (50, 75, 100)
-SECTIONS = ("regime", "reliability", "fused", "shrinkage", "variants", "scale", "guard", "several", "test-shaped")
+SECTIONS = ("regime", "reliability", "fused", "shrinkage", "variants", "scale", "partial", "guard", "several",
+            "test-shaped")
 VARIANT_SCALES = (1.0, 1.25, 1.5)
 SMALL_SIZES = (1, 5)
 RUN_SIZES = (1, 2, 4, 9)  # dev-only topics per run, each run calibrated on its own
+PARTS = 6  # the partially judged topics: each question judged in one of this many passes, as in test-shaped copies
 
 
 def main() -> None:
@@ -108,6 +112,8 @@ def main() -> None:
             variants(repeats, untrained, nested, bias, args.folds)
     if "scale" in sections:
         scales(repeats, untrained, bias, args.folds)
+    if "partial" in sections:
+        partial(repeats, untrained, bias, args.folds)
     if "guard" in sections:
         guard(analyses, pieces, repeats[0], untrained, test_shapes, bias, args.folds)
     if "several" in sections:
@@ -257,6 +263,58 @@ def scales(repeats, untrained: dict, bias: int, folds: int) -> None:
     print_table("reader", [f"scale {s:g}" for s in SCALES], [*zip(untrained, table), ("mean", table.mean(axis=0))])
     print(f"\nNested grouped CV over the pooled readers (each outer fold takes the scale best on its training topics): "
           f"{np.mean(nested):.4f}; scales chosen per repeat {chosen} (shipped: SCALE = {SCALE:g})\n", flush=True)
+
+
+def partial(repeats, untrained: dict, bias: int, folds: int, parts: int = PARTS) -> None:
+    """The default at each scale on the dev-only topics with every question judged, and with the reader's
+    judgements on one question in `parts` (a seeded partition of the questions; each part judged and calibrated
+    in a pass of its own, only its questions scored; the passes' scores pooled, so every question is scored once
+    either way)."""
+    print("## Partly judged topics: the scale\n")
+    print(f"The dev-only topics as above, and the same with the reader's judgements on one question in {parts} (the "
+          f"questions of each repeat partitioned at random into {parts} parts; in each pass one part is judged, the "
+          "gold-free estimate rests on its open options, and only its questions are scored), as in the test-shaped "
+          "copies below, where only the dev questions are judged. Every question is scored once either way. The "
+          "gold-free default at each scale, readers not trained on train, means over the repeats.\n")
+    tables, nested, chosen = {"all": [], "part": []}, {"all": [], "part": []}, {"all": [], "part": []}
+    for i, runs in enumerate(repeats):
+        print(f"partial: repeat {i + 1} of {len(repeats)}", file=sys.stderr, flush=True)
+        evidence = [option_evidence(*run) for run in runs]
+        qids = sorted(q.qid for analyses, _ in runs for a in analyses for q in a.topic.questions)
+        random.Random(f"partial/{i}").shuffle(qids)
+        passes = {"all": [None], "part": [set(qids[g::parts]) for g in range(parts)]}
+        for kind, judged_passes in passes.items():
+            pooled: dict[float, list] = {s: [] for s in SCALES}
+            topics, rows = [], []
+            for reader in untrained.values():
+                row = {s: [] for s in SCALES}
+                for judged in judged_passes:
+                    judging = reader if judged is None else reader.for_questions(judged)
+                    for s in SCALES:
+                        scores, t = fused_scores(runs, without_gold([judging], runs, s, evidence=evidence), bias, folds,
+                                                 judged)
+                        row[s].append(scores)
+                        pooled[s].append(scores)
+                        if s == SCALES[0]:
+                            topics.append(t)
+                rows.append([np.concatenate(row[s]).mean() for s in SCALES])
+            n, c = nested_choice({s: np.concatenate(v) for s, v in pooled.items()}, np.concatenate(topics), folds)
+            tables[kind].append(rows)
+            nested[kind].append(n)
+            chosen[kind].append(Counter(c))
+    columns = [f"all judged, scale {s:g}" for s in SCALES] + [f"a {_ordinal(parts)} judged, scale {s:g}" for s in SCALES]
+    table = np.concatenate([np.mean(tables["all"], axis=0), np.mean(tables["part"], axis=0)], axis=1)
+    print_table("reader", columns, [*zip(untrained, table), ("mean", table.mean(axis=0))])
+    for kind, name in (("all", "every question judged"), ("part", f"one question in {parts} judged")):
+        counts = sum(chosen[kind], Counter())
+        print(f"\n{name}: nested grouped CV over the pooled readers {np.mean(nested[kind]):.4f}, the scale chosen in "
+              f"the {sum(counts.values())} outer folds: " + ", ".join(f"{s:g} in {counts[s]}" for s in SCALES if counts[s]),
+              end="")
+    print(f" (shipped: SCALE = {SCALE:g})\n", flush=True)
+
+
+def _ordinal(n: int) -> str:
+    return {2: "half", 3: "third", 4: "quarter", 5: "fifth", 6: "sixth"}.get(n, f"1/{n}")
 
 
 def shrinkage(repeats, untrained: dict, trained: dict, nested: dict[str, list[float]], bias: int, folds: int) -> None:
