@@ -101,7 +101,7 @@ def main() -> None:
           "every figure is the mean over the repeats\n", flush=True)
     if "regime" in sections:
         regime(analyses, pieces, repeats, test_shapes, answer_analyses(load_split(args.data, "test"), progress=False),
-               bias, args.folds)
+               set(dev), bias, args.folds)
     if "reliability" in sections:
         reliability(repeats, untrained, trained)
     if "fused" in sections:
@@ -122,7 +122,7 @@ def main() -> None:
         test_shaped(analyses, test_shapes, set(dev), untrained, bias, args.folds, args.repeats)
 
 
-def regime(analyses, pieces, repeats, test_shapes, test, bias: int, folds: int) -> None:
+def regime(analyses, pieces, repeats, test_shapes, test, dev: set[str], bias: int, folds: int) -> None:
     prior, settled = option_evidence(*repeats[0][0])
     gold = gold_of(repeats[0])
     keys = [k for k in prior if k not in settled and k in gold]
@@ -149,11 +149,15 @@ def regime(analyses, pieces, repeats, test_shapes, test, bias: int, folds: int) 
           f"gold against its log-odds: slope {slope:.2f}, intercept {intercept:+.2f} (1 and 0 where calibrated)")
     held = [c for cs in blend_copies(analyses, test_shapes)[2] for c in cs]
     # one copy at a time: copies of a topic share questions
-    slope, intercept, n = open_calibration([([p], [e]) for p, e in zip(held, structure_edges(analyses, held, folds,
-                                                                                                   test_shapes))])
+    runs = [([p], [e]) for p, e in zip(held, structure_edges(analyses, held, folds, test_shapes))]
+    slope, intercept, n = open_calibration(runs)
     print(f"- the structure model trained for the test split's shapes, on the open options of the labelled topics' "
           f"held-out copies cut to those shapes (`train`'s test-shaped regime, {n} open options): slope "
           f"{slope:.2f}, intercept {intercept:+.2f}")
+    others = {q.qid for p in held for q in p.topic.questions} - dev
+    print("- the same copies' open options by the split of their questions: " + "; ".join(
+        "{} ({} options): slope {:.2f}, intercept {:+.2f}".format(name, fit[2], *fit[:2])
+        for name, fit in (("dev", open_calibration(runs, dev)), ("train and sample", open_calibration(runs, others)))))
     print(f"- structure alone: {structure:.4f}\n", flush=True)
 
 
