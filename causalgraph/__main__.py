@@ -36,6 +36,16 @@ def command_list(entry: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     entry = "python -m causalgraph" if Path(sys.argv[0]).resolve() == Path(__file__).resolve() else "causalgraph"
+    previous = common.ENTRY["prefix"]
+    common.ENTRY["prefix"] = f"{entry} "
+    try:
+        return run_command(lambda args: dispatch(entry, args), argv)
+    finally:
+        common.ENTRY["prefix"] = previous
+
+
+def dispatch(entry: str, argv: list[str]) -> int:
+    """Run the command that `argv` names (or print the list of commands, or the version)."""
     if not argv:
         print(command_list(entry), file=sys.stderr)
         return 2
@@ -51,13 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{entry}: error: unknown command {argv[0]!r}; the commands are {', '.join(COMMANDS)} "
               f"(see {entry} --help)", file=sys.stderr)
         return 2
-    previous = common.ENTRY["prefix"]
-    common.ENTRY["prefix"] = f"{entry} "
-    try:
-        return run_command(importlib.import_module(f"causalgraph.cli.{argv[0]}").main, argv[1:])
-    finally:
-        common.ENTRY["prefix"] = previous
-
+    return importlib.import_module(f"causalgraph.cli.{argv[0]}").main(argv[1:])
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -95,6 +95,11 @@ def test_a_topic_file_may_leave_out_ids_and_hold_several_topics(tmp_path):
      '{"topic_id": 1, "questions": [{"id": "b", "target_event": "T.", "option_A": "x", "option_B": "y", '
      '"option_C": "z", "option_D": "w"}]}]', "topic 2: topic_id 1 is given to two topics"),
     ("{oops", "line 1: bad JSON"),
+    ("[]", "t.json: no topics in the file"),
+    ('{"docs": [], "questions": [{"target_event": "T.", "option_A": "x", "option_B": "y", "option_C": "z", '
+     '"option_D": "w"}]}', "topic 1: unknown key 'docs' (a topic has topic_id, topic, questions, documents)"),
+    ('{"topic_id": -1, "questions": [{"target_event": "T.", "option_A": "x", "option_B": "y", "option_C": "z", '
+     '"option_D": "w"}]}', "topic 1: topic_id must be a whole number (0 or more)"),
 ])
 def test_a_bad_topic_file_is_named_in_one_line(tmp_path, content, message):
     path = tmp_path / "t.json"
@@ -121,6 +126,16 @@ def test_a_topic_folder_takes_no_split_and_the_cli_says_so(tmp_path, capsys):
     assert "leave out --split" in capsys.readouterr().err
     assert answer.main(["--data", str(tmp_path / "none.json"), "--quiet"]) == 2
     assert "none.json: no such file" in capsys.readouterr().err
+
+
+def test_a_topic_folders_documents_of_no_question_are_named(tmp_path, caplog):
+    folder = tmp_path / "mine"
+    write_questions(folder / "questions.jsonl", [question_row("m-1", 5, "The dam failed on March 7.", OPTS, "B")])
+    (folder / "docs.json").write_text(json.dumps([{"topic_id": 6, "topic": "x", "docs": [{"title": "t", "content": "c"}]}]))
+    with caplog.at_level("WARNING"):
+        (topic,) = load_data(folder)
+    assert topic.documents == []
+    assert "documents of topic 6, which no question of questions.jsonl is about" in caplog.text
 
 
 def test_evaluate_scores_the_answered_questions_or_chosen_topics(tmp_path, two_topics, capsys):

@@ -38,7 +38,10 @@ def test_probabilities_become_capped_log_odds(tmp_path):
 def test_missing_questions_get_a_warning(tmp_path, caplog):
     reader = load_reader_scores(write(tmp_path / "p.jsonl", [{"id": "q1", "answer": "A"}]), QUESTIONS)
     assert {q for q, _ in reader.judgements} == {"q1"}
-    assert "no judgement for 1 of the 2 questions" in caplog.text
+    assert "no judgement for 1 of the 2 questions answered" in caplog.text
+    caplog.clear()
+    load_reader_scores(write(tmp_path / "p.jsonl", [{"id": "q1", "answer": "A"}]), QUESTIONS, answered=["q2"])
+    assert "no judgement for 1 of the 1 questions answered" in caplog.text  # those answered (--topics) counted
 
 
 @pytest.mark.parametrize("line, message", [
@@ -47,6 +50,7 @@ def test_missing_questions_get_a_warning(tmp_path, caplog):
     ({"id": "q1", "probs": {"A": 1.5}}, "line 1: probability of A must be a number in [0, 1]"),
     ({"id": "q1", "probs": {"Z": 0.5}}, "line 1: label 'Z' is outside A-D in probs"),
     ({"id": "q1"}, "line 1: expected an 'answer' or a 'probs' field"),
+    ({"id": "q1", "answer": "A", "probs": {"A": 0.1}}, "line 1: both 'answer' and 'probs'; give one"),
 ])
 def test_bad_reader_lines_name_the_file_and_line(tmp_path, line, message):
     with pytest.raises(DataError, match=f"p.jsonl:{message}".replace("[", r"\[").replace("]", r"\]")):
@@ -84,5 +88,6 @@ def test_answer_fuses_a_reader_file_and_explains_it(tmp_path, demo_dir):
     assert answers == gold  # a confident reader of the gold answers is followed wherever the rules allow
     record = json.loads(explain.read_text().splitlines()[0])
     assert all(opt["readers"][0]["reader"] == str(reader) for opt in record["options"].values())
-    with pytest.raises(SystemExit):
-        answer.main([*common, "--reader-scores", str(reader), "--reader-weight", "9999999999"])
+    for bad in ("9999999999", "-5"):  # beyond clingo's weights; a weight that reads every judgement backwards
+        with pytest.raises(SystemExit):
+            answer.main([*common, "--reader-scores", str(reader), "--reader-weight", bad])

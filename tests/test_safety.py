@@ -348,7 +348,7 @@ def test_nested_json_is_one_line_naming_the_file_and_line(demo_copy, tmp_path, c
     ("id", '"q\\ud800"', "id holds '\\ud800', a lone surrogate"),
     ("option_B", '"Rain \\udfff fell."', "an event text of question 'q1' holds '\\udfff', a lone surrogate"),
     ("topic_id", '"\\u00b2"', "topic_id must be an integer, got '\u00b2'"),
-    ("topic_id", '"' + "7" * 5000 + '"', "topic_id must be an integer of at most 18 digits"),
+    ("topic_id", '"' + "7" * 5000 + '"', "topic_id must be a whole number (0 or more) of at most 18 digits"),
     ("topic_id", "7" * 5000, "bad JSON (Exceeds the limit"),
 ])
 def test_ids_built_to_hurt_are_one_line_naming_the_file_and_line(tmp_path, capsys, field, value, message):

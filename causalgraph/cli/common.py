@@ -113,7 +113,7 @@ def add_reader_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reader-scores", type=parse_reader_spec, action="append", default=[], metavar="[NAME=]FILE",
                         help='another system\'s output as a reader: {"id", "answer"} or {"id", "probs": {"A": p, ...}} '
                              "a line, named NAME or by the path as given (repeatable)")
-    parser.add_argument("--reader-weight", type=weight,
+    parser.add_argument("--reader-weight", type=reader_weight,
                         help="percent by which every reader's raw log-odds are scaled in the fusion, overriding "
                              "calibration; default: each reader calibrated (--reader-calibration, else without gold "
                              "on the answered topics)")
@@ -244,6 +244,14 @@ def weight(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
     if abs(value) > MAX_CONSTANT:
         raise argparse.ArgumentTypeError(f"must be within +-{MAX_CONSTANT:,} (clingo's weights are 32-bit), got {text}")
+    return value
+
+
+def reader_weight(text: str) -> int:
+    """An argparse type: a reader weight, 0 or more (a negative one would read every judgement backwards)."""
+    value = weight(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more (a negative weight reads every judgement backwards), got {text}")
     return value
 
 

@@ -341,6 +341,7 @@ class TopicIds:
 
 
 TOPIC_FILE_SUFFIXES = (".json", ".yaml", ".yml")
+TOPIC_KEYS = ("topic_id", "topic", "questions", "documents")  # of a topic in a topic file
 
 
 def is_own_topics(path: str | os.PathLike) -> bool:
@@ -397,12 +398,17 @@ def load_topic_file(path: str | os.PathLike) -> list[Topic]:
         raise DataError(path, None, f"a topic file ends in {', '.join(TOPIC_FILE_SUFFIXES)}")
     data = _parse_topic_file(path)
     entries = data if isinstance(data, list) else [data]
+    if not entries:
+        raise DataError(path, None, "no topics in the file")
     topics: list[Topic] = []
     seen: dict[str, str] = {}  # question id -> where it was first
     for i, entry in enumerate(entries):
         where = f"topic {i + 1}"
         if not isinstance(entry, dict) or not isinstance(entry.get("questions"), list) or not entry["questions"]:
             raise DataError(path, where, "expected an object with a non-empty 'questions' list")
+        unknown = sorted(set(map(str, entry)) - set(TOPIC_KEYS))
+        if unknown:
+            raise DataError(path, where, f"unknown key {shown(unknown[0])} (a topic has {', '.join(TOPIC_KEYS)})")
         topic_id = parse_topic_id(entry.get("topic_id", i + 1), path, where)
         questions = []
         for j, obj in enumerate(entry["questions"]):
@@ -447,7 +453,12 @@ def load_data(path: str | os.PathLike, split: str | None = None,
         if not questions:
             raise DataError(path / "questions.jsonl", None, "no questions in the file")
         docs = path / "docs.json"
-        found = group_topics(questions, load_documents(docs) if docs.is_file() else {})
+        documents = load_documents(docs) if docs.is_file() else {}
+        unused = sorted(set(documents) - {q.topic_id for q in questions})
+        if unused:
+            log.warning("%s: documents of topic%s %s, which no question of questions.jsonl is about; they are not "
+                        "read", docs, "s" * (len(unused) > 1), id_ranges(unused, MOST_RUNS))
+        found = group_topics(questions, documents)
     else:
         return load_split(path, split or "test", topics)
     return _only(found, topics, path, "")

@@ -141,7 +141,7 @@ def parse_id(value, path: str | os.PathLike, where: str) -> str:
 
 
 def parse_topic_id(value, path: str | os.PathLike, where: str) -> int:
-    """A topic id: a JSON integer, or a string of ASCII digits, of at most MAX_TOPIC_DIGITS digits."""
+    """A topic id: a JSON integer of 0 or more, or a string of ASCII digits, of at most MAX_TOPIC_DIGITS digits."""
     if isinstance(value, int) and not isinstance(value, bool):
         number = value if abs(value) < 10**MAX_TOPIC_DIGITS else None
     elif isinstance(value, str) and re.fullmatch(r"\s*[0-9]+\s*", value):
@@ -149,7 +149,7 @@ def parse_topic_id(value, path: str | os.PathLike, where: str) -> int:
         number = int(digits or "0") if len(digits) <= MAX_TOPIC_DIGITS else None
     else:
         raise DataError(path, where, f"topic_id must be an integer, got {shown(value)}")
-    if number is None:
-        raise DataError(path, where, f"topic_id must be an integer of at most {MAX_TOPIC_DIGITS} digits, "
-                                     f"got {shown(value)}")
+    if number is None or number < 0:
+        raise DataError(path, where, f"topic_id must be a whole number (0 or more) of at most {MAX_TOPIC_DIGITS} "
+                                     f"digits, got {shown(value)}")
     return number

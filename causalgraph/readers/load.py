@@ -80,7 +80,7 @@ def load_readers(data: str | os.PathLike, split: str | None, topics: list[Topic]
                        + [LLMReader.name_of(llm_model)] * bool(llm_url))
     if scores:
         questions = {q.qid: q for topic in load_data(data, split) for q in topic.questions}
-        readers += load_reader_files(scores, questions, weight)
+        readers += load_reader_files(scores, questions, weight, {q.qid for t in topics for q in t.questions})
     if crossencoder:
         readers.append(crossencoder_reader(crossencoder, weight, cache_dir).judge(topics, progress=progress))
     if llm_url:

@@ -55,11 +55,12 @@ def spec_name(file: str | os.PathLike) -> str:
     return file.name if isinstance(file, ReaderSpec) else reader_name(os.fspath(file))
 
 
-def load_reader_files(files: Iterable[str | os.PathLike], questions: dict[str, Question],
-                      weight: int = 100) -> list[ReaderJudgements]:
+def load_reader_files(files: Iterable[str | os.PathLike], questions: dict[str, Question], weight: int = 100,
+                      answered: Iterable[str] | None = None) -> list[ReaderJudgements]:
     """The readers of some files (paths or ReaderSpecs) by load_reader_scores; ValueError when two get one
     name."""
-    readers = [load_reader_scores(file, questions, weight) for file in files]
+    answered = None if answered is None else set(answered)
+    readers = [load_reader_scores(file, questions, weight, answered=answered) for file in files]
     names: dict[str, ReaderJudgements] = {}
     for reader in readers:
         if reader.reader in names:
@@ -69,11 +70,11 @@ def load_reader_files(files: Iterable[str | os.PathLike], questions: dict[str, Q
 
 
 def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], weight: int = 100,
-                       name: str | None = None) -> ReaderJudgements:
+                       name: str | None = None, answered: Iterable[str] | None = None) -> ReaderJudgements:
     """A reader from a file of answers or probabilities, named `name` (default: a ReaderSpec's name, or the
     path as given). DataError (file and line) for an id that is not one of `questions`, a label outside A-D,
-    a probability outside [0, 1] or a line with neither field; questions the file leaves out (or give it no
-    probability) get no judgement, with one warning."""
+    a probability outside [0, 1] or a line with neither field or both; questions the file leaves out (or give it
+    no probability) get no judgement, with one warning that counts those of `answered` (default: all)."""
     if name is None:
         name = spec_name(path)
     path = Path(path)
@@ -89,6 +90,9 @@ def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], 
         if qid in seen:
             raise DataError(path, where, f"duplicate id {shown(qid)} (first on line {seen[qid]})")
         seen[qid] = lineno
+        if "probs" in obj and "answer" in obj:
+            raise DataError(path, where, "both 'answer' and 'probs'; give one (a reader of both is two readers, "
+                                         "one file each)")
         if "probs" in obj:
             probs = obj["probs"]
             if not isinstance(probs, dict):
@@ -104,7 +108,9 @@ def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], 
             judgements.update({(qid, label): Judgement(verdict=label in chosen) for label in LABELS})
         else:
             raise DataError(path, where, "expected an 'answer' or a 'probs' field")
-    missing = len(set(questions) - {qid for qid, _ in judgements})
+    answered = set(questions) if answered is None else set(answered)
+    missing = len(answered - {qid for qid, _ in judgements})
     if missing:
-        log.warning("%s: no judgement for %d of the %d questions; they get no reader facts", path, missing, len(questions))
+        log.warning("%s: no judgement for %d of the %d questions answered; they get no reader facts", path, missing,
+                    len(answered))
     return ReaderJudgements(name, judgements, weight)
