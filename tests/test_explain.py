@@ -11,12 +11,14 @@ from causalgraph.config import DEFAULT_ENCODER
 from causalgraph.data import Question, Topic
 from causalgraph.graph.topic import build_graph
 from causalgraph.reason.facts import Forced, log_odds
+from causalgraph.readers.base import Judgement, ReaderJudgements
+from causalgraph.reason.explain import explain_question
 from causalgraph.reason.solve import SolverParams, solve_topic
 
 from .test_reason import NONE, random_topic
 
-SELECTED = {"prior", "evidence", "carried", "pair", "guess", "carried_guess", "none_prior", "none_left", "none_empty",
-            "unexplained"}
+SELECTED = {"prior", "evidence", "carried", "pair", "guess", "carried_guess", "against_none", "none_prior", "none_left",
+            "none_empty", "unexplained"}
 COSTS = {"none_in", "mutual", "cap", "cap_in", "doc_after", "shortcut", "pair_short", "shared", "serves"}
 
 
@@ -180,6 +182,40 @@ def test_none_elsewhere_and_at_most_three_labels_name_what_cost_an_option():
                     {(RAIN, FAIL): 0.95, (GATES, FAIL): 0.96, (CUP, FAIL): 0.97, (BUILT, FAIL): 0.98})
     assert kinds(capped, "q1")["A"] == ["cap:q1"] and capped.answers["q1"] == {"B", "C", "D"}
     assert capped.confidence["q1"].alternative is not None
+
+
+def test_without_optimize_no_reason_cites_the_bias():
+    # The optimize group off: nothing weighs the edge evidence, so no option "falls short of the bias" or is a
+    # guess for want of one that clears it; each says that the solver picked among what the other rules allow.
+    t = Topic(1, [Question("q1", 1, FAIL, (RAIN, GATES, CUP, INQUIRY)), Question("q2", 1, FAIL, (RAIN, CUP, INQUIRY, NONE))])
+    graph = build_graph(t)
+    ids = {graph.nodes[n]["text"]: n for n in graph}
+    scores = {(ids[e], ids[FAIL]): p for e, p in ((RAIN, 0.95), (GATES, 0.5), (CUP, 0.05), (INQUIRY, 0.05))}
+    s = solve_topic(graph, scores, without=frozenset({"optimize"}), params=SolverParams(bias=200), explain=True)
+    assert {w.kind for label in "ABCD" for w in s.why_atoms("q1", label)} == {"unweighed"}
+    assert kinds(s, "q2") == {"A": ["none_answer:q2"], "B": ["none_answer:q2"], "C": ["none_answer:q2"],
+                              "D": ["unweighed:q2"]}  # the None prior still answers q2
+    for question in t.questions:
+        whys = [o["why"] for o in explain_question(question, graph, scores, s)["options"].values()]
+        assert all("bias" not in why for why in whys), whys
+        assert all("optimize group off" in why for why in whys if "None prior" not in why)
+
+
+def test_readers_that_weigh_against_none_are_named():
+    # q1 may answer None, and RAIN falls short of the bias (log-odds 0 against 200), so None is the structure's
+    # answer (under --priors none's rules); a reader that says no to None at weight 300 (-882) makes RAIN (-200 + 0) the cheaper answer.
+    t = Topic(1, [Question("q1", 1, FAIL, (RAIN, CUP, INQUIRY, NONE))])
+    graph = build_graph(t)
+    ids = {graph.nodes[n]["text"]: n for n in graph}
+    scores = {(ids[e], ids[FAIL]): p for e, p in ((RAIN, 0.5), (CUP, 0.05), (INQUIRY, 0.05))}
+    reader = ReaderJudgements("sys", {("q1", "D"): Judgement(verdict=False)}, 300)
+    s = solve_topic(graph, scores, without=frozenset({"priors"}), params=SolverParams(bias=200, none_prior=0),
+                    readers=(reader,), explain=True)  # as --priors none answers: no None prior
+    assert s.answers["q1"] == {"A"} and kinds(s, "q1")["A"] == ["against_none:q1"]
+    assert s.none_gains[("q1", "D")] == -882
+    why = explain_question(t.questions[0], graph, scores, s, (reader,))["options"]["A"]["why"]
+    assert why == ("chosen: its evidence falls short of the precision bias by 200, but the readers weigh against "
+                   "None (D) by more, 882, and an answer must not be empty")
 
 
 def test_the_margin_is_the_cost_of_the_next_best_answer():

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from causalgraph.data import LABELS, DataError, Question, Topic, load_questions, question_score
+from causalgraph.data.records import normalize_text
 from causalgraph.graph.topic import build_graph, candidate_pairs
 from causalgraph.readers.scores import reader_name
 from causalgraph.run.output import jsonl, write_files
@@ -25,11 +26,14 @@ label_sets = st.frozensets(st.sampled_from(LABELS))
 
 @st.composite
 def questions(draw) -> Question:
+    target = draw(texts)
+    options = tuple(draw(st.lists(texts, min_size=4, max_size=4).filter(  # the target as every option: refused
+        lambda os: len({normalize_text(t) for t in (target, *os)}) > 1)))
     return Question(
         qid=draw(st.text(min_size=1, max_size=12).filter(lambda t: t.strip() and "\0" not in t)),  # NUL: refused
-        topic_id=draw(st.integers(-(10**6), 10**6)),
-        target=draw(texts),
-        options=tuple(draw(st.lists(texts, min_size=4, max_size=4))),
+        topic_id=draw(st.integers(0, 10**6)),  # a negative topic id: refused
+        target=target,
+        options=options,
         gold=draw(st.none() | label_sets.filter(bool)),
     )
 

@@ -78,7 +78,7 @@ def test_a_confident_reader_moves_the_answer_and_weight_zero_does_not():
     assert record["options"]["C"]["readers"] == []
 
 
-def test_answer_fuses_a_reader_file_and_explains_it(tmp_path, demo_dir):
+def test_answer_fuses_a_reader_file_and_explains_it(tmp_path, demo_dir, capsys):
     gold = {q.qid: ",".join(sorted(q.gold)) for q in load_split(demo_dir, "sample")[0].questions}
     reader = write(tmp_path / "gold-reader.jsonl", [{"id": q, "answer": a} for q, a in gold.items()])
     out, explain = tmp_path / "p.jsonl", tmp_path / "e.jsonl"
@@ -88,6 +88,11 @@ def test_answer_fuses_a_reader_file_and_explains_it(tmp_path, demo_dir):
     assert answers == gold  # a confident reader of the gold answers is followed wherever the rules allow
     record = json.loads(explain.read_text().splitlines()[0])
     assert all(opt["readers"][0]["reader"] == str(reader) for opt in record["options"].values())
+    capsys.readouterr()
+    assert answer.main(["--data", str(demo_dir), "--split", "sample", "--quiet", "--reader-scores", f"me={reader}",
+                        "--reader-weight", "50"]) == 0
+    printed = capsys.readouterr().out
+    assert "readers: me yes (+147)" in printed and "readers: me no (-147)" in printed  # 294 x 50%
     for bad in ("9999999999", "-5"):  # beyond clingo's weights; a weight that reads every judgement backwards
         with pytest.raises(SystemExit):
             answer.main([*common, "--reader-scores", str(reader), "--reader-weight", bad])

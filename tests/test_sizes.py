@@ -100,7 +100,7 @@ def test_thin_topics_name_small_topics_without_a_reader(labelled):
     # only what works offline: no hub name, and documents only where a topic lacks them and the scorer reads them
     assert "--crossencoder" not in message and "\n" not in message and "documents" not in message
     bare = [replace(t, documents=[]) for t in small]
-    assert "would help: documents, their (docs.json" in thin_topics(bare, readers=False)[1]
+    assert "would help: their documents (docs.json" in thin_topics(bare, readers=False)[1]
     assert "documents" not in thin_topics(bare, readers=False, documents=False)[1]
     assert thin_topics(small, readers=True) == ([], None)
 

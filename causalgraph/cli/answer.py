@@ -117,6 +117,13 @@ def summary(answers: list[TopicAnswer], topics: int, seconds: float) -> str:
     )
 
 
+def reader_words(reader: dict) -> str:
+    """A reader's judgement of an option (its explanation record) and what it adds to choosing the option: its
+    log-odds at its weight, as rules/readers.lp weighs them."""
+    said = f"p={reader['probability']:.2f}" if reader["probability"] is not None else ("yes" if reader["verdict"] else "no")
+    return f"{reader['reader']} {said} ({-(-reader['log_odds'] * reader['weight'] // 100):+d})"
+
+
 def readable_report(topics: list[Topic], answers: list[Answer]) -> str:
     """Each topic, then each question: its target, its options' texts with the edge scorer's probability and a
     sentence on what decided each, the answer (marked where it is a forced guess, with its confidence) and, where
@@ -125,7 +132,8 @@ def readable_report(topics: list[Topic], answers: list[Answer]) -> str:
     titles = {t.topic_id: f"Topic {t.topic_id}{': ' + t.title if t.title else ''} ({plural(len(t.documents), 'document')})"
               for t in topics}
     legend = ("p: the edge scorer's probability that the option directly caused the target; * marks the options "
-              "chosen; evidence, the precision bias and margins are in log-odds x 100")
+              "chosen; readers: each reader's judgement and what it adds to choosing the option; evidence, the "
+              "precision bias and margins are in log-odds x 100")
     lines: list[str] = []
     question_scores = []
     shown_topic = None
@@ -139,6 +147,8 @@ def readable_report(topics: list[Topic], answers: list[Answer]) -> str:
             p = "     -" if option.get("score") is None else f"p={option['score']:.2f}"
             lines.append(f"  {'*' if option['selected'] else ' '} {label}  {p}  {option['text']}")
             lines.append(f"               {option['why']}")
+            if option.get("readers"):
+                lines.append("               readers: " + ", ".join(reader_words(r) for r in option["readers"]))
             if moved := evidence_line(option):
                 lines.append(f"               evidence: {moved}")
         flags = answer_flags(record)

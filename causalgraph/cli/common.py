@@ -134,11 +134,17 @@ def add_reader_options(parser: argparse.ArgumentParser) -> None:
 
 
 def check_reader_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """A usage error for --reader-weight or --reader-calibration without a reader to apply it to."""
+    """A usage error for --reader-weight or --reader-calibration without a reader to apply it to, and for a file
+    that --model, --reader-scores or --reader-calibration names and that is not there."""
     given = args.reader_scores or args.crossencoder or args.llm_url
     for option, value in (("--reader-calibration", args.reader_calibration), ("--reader-weight", args.reader_weight)):
         if value is not None and not given:
             parser.error(f"{option} needs a reader (--reader-scores, --crossencoder or --llm-url)")
+    files = [("--model", getattr(args, "model", None)), *(("--reader-scores", s.path) for s in args.reader_scores),
+             ("--reader-calibration", args.reader_calibration)]
+    for option, path in files:
+        if path is not None and not Path(path).exists():
+            parser.error(f"{option}: no such file: {path}")
 
 
 def reader_inputs(args: argparse.Namespace) -> list[Path]:

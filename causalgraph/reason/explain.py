@@ -121,6 +121,12 @@ def why_sentence(graph: nx.DiGraph, solution: Solution, qid: str, label: str) ->
         "guess": f"chosen as a forced guess: no option clears the precision bias (this one falls short by {by(gain)}), "
                  "and an answer must not be empty",
         "carried_guess": f"chosen: consistency carries the same pair from {other}, where it is a forced guess",
+        "against_none": f"chosen: its evidence falls short of the precision bias by {by(gain)}, but the readers weigh "
+                        f"against None ({slots.none_label}) by more, {by(solution.none_gains.get((qid, slots.none_label or '')))}, "
+                        "and an answer must not be empty",
+        "unweighed": ("chosen" if label in chosen else "not chosen") + ": with the optimize group off (--without "
+                     "optimize) nothing weighs the edge evidence, and the solver picked "
+                     + ("this answer" if label in chosen else "another answer") + " among those the other rules allow",
         "none_prior": "chosen: the question offers None, and the None prior (every labelled question that offers None "
                       "answers it) outweighs the evidence of "
                       + ", ".join(l for l in LABELS if (solution.gains.get((qid, l)) or 0) > 0),
@@ -133,8 +139,9 @@ def why_sentence(graph: nx.DiGraph, solution: Solution, qid: str, label: str) ->
         "temporal": "not chosen: its own text is dated after the target's (temporal rule)",
         "none_answer": ("not chosen: the question answers None (the None prior), though its evidence clears the "
                         f"precision bias by {gain}") if gain is not None and gain > 0 else
-                       f"not chosen: its evidence falls short of the precision bias by {by(gain)}, and the question "
-                       "answers None",
+                       (f"not chosen: its evidence falls short of the precision bias by {by(gain)}, and the question "
+                        "answers None") if gain is not None and gain < 0 else
+                       "not chosen: the question answers None (the None prior)",
         "short": f"not chosen: its evidence falls short of the precision bias by {by(gain)}",
     }
     return words.get(kind, "chosen by the optimum; no rule names why" if label in chosen
@@ -171,7 +178,8 @@ SHORT = {
     "none_answer": "the question answers None", "none_in": "{other} answers None", "mutual": "reverse pair in {other}",
     "cap": "at most three labels", "cap_in": "{other} holds three labels", "doc_after": "documents place it after",
     "shortcut": "a shortcut", "pair_short": "the pair falls short", "shared": "would be taken in {other} too",
-    "serves": "the guess chosen also answers {other}",
+    "serves": "the guess chosen also answers {other}", "against_none": "the readers weigh against None",
+    "unweighed": "optimize off: the solver's pick",
     "short": "short of the bias by {gain}",
 }
 

@@ -150,7 +150,15 @@ class PairGain(Predicate, name="pair_gain"):
     gain: int
 
 
-OUTPUT = [Select, Cause, Excluded, Forced, Why, Guess, Gain, PairGain]
+class NoneGain(Predicate, name="none_gain"):
+    """none_gain(Q,L,G): what answering None (label L of Q) adds to the optimum: the readers' weighted log-odds."""
+
+    qid: str
+    label: str
+    gain: int
+
+
+OUTPUT = [Select, Cause, Excluded, Forced, Why, Guess, Gain, PairGain, NoneGain]
 # What each rule atom says, for explanations and the page.
 ATOM_TEXT = {
     ("excluded", "core"): "an event cannot cause itself",

@@ -25,7 +25,7 @@ from clorm import FactBase, control_add_facts
 from ..config import RULES_DIR
 from ..evidence.timeline import Timeline
 from ..readers.base import ReaderJudgements
-from .facts import Cause, Excluded, Forced, Gain, Guess, PairGain, Select, Why, read_atoms, topic_facts
+from .facts import Cause, Excluded, Forced, Gain, Guess, NoneGain, PairGain, Select, Why, read_atoms, topic_facts
 
 RULE_GROUPS = ("core", "none", "consistency", "priors", "temporal", "directness", "optimize")
 # Files loaded beside the groups, each a program part of its own, grounded only after the topic is solved and
@@ -169,6 +169,7 @@ class Solution:
     guesses: frozenset[str] = frozenset()  # the questions whose answer is a forced guess
     gains: dict[tuple[str, str], int] = field(default_factory=dict)  # (question, label) -> gain(Q,L,G)
     pair_gains: dict[tuple[str, str], int] = field(default_factory=dict)  # (question, label) -> pair_gain(Q,L,G)
+    none_gains: dict[tuple[str, str], int] = field(default_factory=dict)  # (question, None's label) -> none_gain(Q,L,G)
     confidence: dict[str, Confidence] = field(default_factory=dict)  # where asked for (solve_topic's `explain`)
 
     def dropped_for(self, qid: str) -> tuple[str, ...]:
@@ -482,6 +483,7 @@ def solution_of(topic_id: int, qids: list[str], parts: list[Part],
         guesses=frozenset(g.qid for g in pick(Guess)),
         gains={(g.qid, g.label): g.gain for g in pick(Gain)},
         pair_gains={(g.qid, g.label): g.gain for g in pick(PairGain)},
+        none_gains={(g.qid, g.label): g.gain for g in pick(NoneGain)},
         confidence=confidence or {},
     )
 
