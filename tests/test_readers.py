@@ -93,6 +93,7 @@ def test_answer_fuses_a_reader_file_and_explains_it(tmp_path, demo_dir, capsys):
                         "--reader-weight", "50"]) == 0
     printed = capsys.readouterr().out
     assert "readers: me yes (+147)" in printed and "readers: me no (-147)" in printed  # 294 x 50%
+    assert "\nreader me: not estimated: weight 50% given (--reader-weight)\n" in printed  # once, before the questions
     for bad in ("9999999999", "-5"):  # beyond clingo's weights; a weight that reads every judgement backwards
         with pytest.raises(SystemExit):
             answer.main([*common, "--reader-scores", str(reader), "--reader-weight", bad])

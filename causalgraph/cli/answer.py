@@ -125,15 +125,19 @@ def reader_words(reader: dict) -> str:
 
 
 def readable_report(topics: list[Topic], answers: list[Answer]) -> str:
-    """Each topic, then each question: its target, its options' texts with the edge scorer's probability and a
-    sentence on what decided each, the answer (marked where it is a forced guess, with its confidence) and, where
-    the gold answer is known, the gold answer and the official score."""
+    """How far fusion trusts each reader, then each topic and each question: its target, its options' texts with
+    the edge scorer's probability, a sentence on what decided each and the readers' judgements, the answer
+    (marked where it is a forced guess, with its confidence) and, where the gold answer is known, the gold
+    answer and the official score."""
     questions = {q.qid: q for t in topics for q in t.questions}
     titles = {t.topic_id: f"Topic {t.topic_id}{': ' + t.title if t.title else ''} ({plural(len(t.documents), 'document')})"
               for t in topics}
     legend = ("p: the edge scorer's probability that the option directly caused the target; * marks the options "
               "chosen; readers: each reader's judgement and what it adds to choosing the option; evidence, the "
               "precision bias and margins are in log-odds x 100")
+    trusted = {r["reader"]: r["reliability"] for a in answers for o in a.explanation["options"].values()
+               for r in o.get("readers", [])}
+    trust = [f"reader {name}: {reliability}" for name, reliability in trusted.items()]
     lines: list[str] = []
     question_scores = []
     shown_topic = None
@@ -141,7 +145,7 @@ def readable_report(topics: list[Topic], answers: list[Answer]) -> str:
         question, record = questions[answer.qid], answer.explanation
         if question.topic_id != shown_topic:
             shown_topic = question.topic_id
-            lines += [*([""] if lines else []), titles[question.topic_id], *([] if lines else [legend])]
+            lines += [*([""] if lines else []), titles[question.topic_id], *([] if lines else [legend, *trust])]
         lines += ["", f"- {answer.qid}: what directly caused \"{question.target}\"?"]
         for label, option in record["options"].items():
             p = "     -" if option.get("score") is None else f"p={option['score']:.2f}"
