@@ -6,7 +6,7 @@ scorer and an evidence scorer, with the shipped bands; topics 11-36 read train-e
 cut to the answered topics' shapes. Per reader: its reliability on the open
 options against gold and as estimated without gold; fused: the structure alone, the reader alone, the best fixed
 weight by nested grouped CV, calibrated from the gold of the other folds' topics (`calibrate`) and the gold-free
-default; the scale, with every question judged and with one in six; shrinkage towards a fixed weight and variants of the estimate (measured, not shipped); the
+default; the scale, with every question judged, with one in six, and with every question judged but the estimate resting on one in six; shrinkage towards a fixed weight and variants of the estimate (measured, not shipped); the
 guard on small topics; several readers at once. The structure model comes from one place, `causalgraph.experiments.calibration.structure_edges`.
 
     python benchmarks/real_readers.py --data ../shared/aer [--readers a,b] [--folds 5] [--repeats 10] [--sections ...]
@@ -270,55 +270,65 @@ def scales(repeats, untrained: dict, bias: int, folds: int) -> None:
 
 
 def partial(repeats, untrained: dict, bias: int, folds: int, parts: int = PARTS) -> None:
-    """The default at each scale on the dev-only topics with every question judged, and with the reader's
-    judgements on one question in `parts` (a seeded partition of the questions; each part judged and calibrated
-    in a pass of its own, only its questions scored; the passes' scores pooled, so every question is scored once
-    either way)."""
+    """The default at each scale on the dev-only topics with every question judged; with the reader's judgements
+    on one question in `parts` only (a seeded partition of the questions; each part judged and estimated on in a
+    pass of its own, only its questions scored; every question is scored once); and with every question judged
+    and scored but the estimate resting on one part's judgements (a pass per part), which tells the two changes
+    of the second apart: fewer options to estimate on, and questions whose neighbours are not judged."""
     print("## Partly judged topics: the scale\n")
-    print(f"The dev-only topics as above, and the same with the reader's judgements on one question in {parts} (the "
-          f"questions of each repeat partitioned at random into {parts} parts; in each pass one part is judged, the "
-          "gold-free estimate rests on its open options, and only its questions are scored), as in the test-shaped "
-          "copies below, where only the dev questions are judged. Every question is scored once either way. The "
-          "gold-free default at each scale, readers not trained on train, means over the repeats.\n")
-    tables, nested, chosen = {"all": [], "part": []}, {"all": [], "part": []}, {"all": [], "part": []}
+    print(f"The dev-only topics as above (\"all judged\"); the same with the reader's judgements on one question in "
+          f"{parts} (\"part judged\": the questions of each repeat partitioned at random into {parts} parts; in each "
+          "pass one part is judged, the gold-free estimate rests on its open options, and only its questions are "
+          "scored, as in the test-shaped copies below, where only the dev questions are judged; every question is "
+          "scored once); and every question judged and scored with the estimate resting on one part's judgements "
+          "(\"all judged, estimated on a part\": a pass per part, each scoring every question). The gold-free "
+          "default at each scale, readers not trained on train, means over the repeats.\n")
+    arms = {"all judged": "all", "part judged": "part", "all judged, estimated on a part": "estimate"}
+    tables, nested, chosen = ({arm: [] for arm in arms} for _ in range(3))
     for i, runs in enumerate(repeats):
         print(f"partial: repeat {i + 1} of {len(repeats)}", file=sys.stderr, flush=True)
         evidence = [option_evidence(*run) for run in runs]
         qids = sorted(q.qid for analyses, _ in runs for a in analyses for q in a.topic.questions)
         random.Random(f"partial/{i}").shuffle(qids)
-        passes = {"all": [None], "part": [set(qids[g::parts]) for g in range(parts)]}
-        for kind, judged_passes in passes.items():
+        split = [set(qids[g::parts]) for g in range(parts)]
+        for arm, kind in arms.items():
             pooled: dict[float, list] = {s: [] for s in SCALES}
             topics, rows = [], []
             for reader in untrained.values():
                 row = {s: [] for s in SCALES}
-                for judged in judged_passes:
-                    judging = reader if judged is None else reader.for_questions(judged)
+                for part in [None] if kind == "all" else split:
                     for s in SCALES:
-                        scores, t = fused_scores(runs, without_gold([judging], runs, s, evidence=evidence), bias, folds,
-                                                 judged)
+                        if kind == "estimate":
+                            setting, judged = estimated_on(reader, part, runs, s, evidence), None
+                        else:
+                            judging = reader if part is None else reader.for_questions(part)
+                            setting, judged = without_gold([judging], runs, s, evidence=evidence), part
+                        scores, t = fused_scores(runs, setting, bias, folds, judged)
                         row[s].append(scores)
                         pooled[s].append(scores)
                         if s == SCALES[0]:
                             topics.append(t)
                 rows.append([np.concatenate(row[s]).mean() for s in SCALES])
             n, c = nested_choice({s: np.concatenate(v) for s, v in pooled.items()}, np.concatenate(topics), folds)
-            tables[kind].append(rows)
-            nested[kind].append(n)
-            chosen[kind].append(Counter(c))
-    columns = [f"all judged, scale {s:g}" for s in SCALES] + [f"a {_ordinal(parts)} judged, scale {s:g}" for s in SCALES]
-    table = np.concatenate([np.mean(tables["all"], axis=0), np.mean(tables["part"], axis=0)], axis=1)
-    print_table("reader", columns, [*zip(untrained, table), ("mean", table.mean(axis=0))])
-    for kind, name in (("all", "every question judged"), ("part", f"one question in {parts} judged")):
-        counts = sum(chosen[kind], Counter())
-        print(f"\n{name}: nested grouped CV over the pooled readers {np.mean(nested[kind]):.4f}, the scale chosen in "
-              f"the {sum(counts.values())} outer folds: " + ", ".join(f"{s:g} in {counts[s]}" for s in SCALES if counts[s]),
-              end="")
-    print(f" (shipped: SCALE = {SCALE:g})\n", flush=True)
+            tables[arm].append(rows)
+            nested[arm].append(n)
+            chosen[arm].append(Counter(c))
+    for arm in arms:
+        table = np.mean(tables[arm], axis=0)
+        print(f"### {arm}\n")
+        print_table("reader", [f"scale {s:g}" for s in SCALES], [*zip(untrained, table), ("mean", table.mean(axis=0))])
+        counts = sum(chosen[arm], Counter())
+        print(f"\nNested grouped CV over the pooled readers: {np.mean(nested[arm]):.4f}, the scale chosen in the "
+              f"{sum(counts.values())} outer folds: " + ", ".join(f"{s:g} in {counts[s]}" for s in SCALES if counts[s])
+              + f" (shipped: SCALE = {SCALE:g})\n", flush=True)
 
 
-def _ordinal(n: int) -> str:
-    return {2: "half", 3: "third", 4: "quarter", 5: "fifth", 6: "sixth"}.get(n, f"1/{n}")
+def estimated_on(reader, part: set[str], runs, scale: float, evidence):
+    """The reader's judgements of every question, weighed by the gold-free estimate on those of `part` only."""
+    def weighed(analyses, edges, known):
+        (cal,) = estimate_without_gold([reader.for_questions(part)], *known, scale)
+        return (cal.apply(reader),)
+    return per_run(runs, weighed, evidence)
 
 
 def shrinkage(repeats, untrained: dict, trained: dict, nested: dict[str, list[float]], bias: int, folds: int) -> None:
