@@ -63,5 +63,6 @@ def dispatch(entry: str, argv: list[str]) -> int:
         return 2
     return importlib.import_module(f"causalgraph.cli.{argv[0]}").main(argv[1:])
 
+
 if __name__ == "__main__":
     sys.exit(main())

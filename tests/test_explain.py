@@ -194,11 +194,18 @@ def test_without_optimize_no_reason_cites_the_bias():
     s = solve_topic(graph, scores, without=frozenset({"optimize"}), params=SolverParams(bias=200), explain=True)
     assert {w.kind for label in "ABCD" for w in s.why_atoms("q1", label)} == {"unweighed"}
     assert kinds(s, "q2") == {"A": ["none_answer:q2"], "B": ["none_answer:q2"], "C": ["none_answer:q2"],
-                              "D": ["unweighed:q2"]}  # the None prior still answers q2
+                              "D": ["none_unweighed:q2"]}  # the None prior still answers q2
     for question in t.questions:
         whys = [o["why"] for o in explain_question(question, graph, scores, s)["options"].values()]
         assert all("bias" not in why for why in whys), whys
-        assert all("optimize group off" in why for why in whys if "None prior" not in why)
+        assert all("optimize group off" in why for why in whys if "answers None" not in why)
+    # with a reader and optimize off, only the readers weigh: their judgements are what the reasons name
+    reader = ReaderJudgements("sys", {("q1", "B"): Judgement(verdict=True), ("q1", "C"): Judgement(verdict=False)}, 100)
+    s = solve_topic(graph, scores, without=frozenset({"optimize"}), params=SolverParams(bias=200), readers=(reader,),
+                    explain=True)
+    whys = {label: o["why"] for label, o in explain_question(t.questions[0], graph, scores, s, (reader,))["options"].items()}
+    assert whys["B"] == "chosen: the readers favour it by 294" and s.answers["q1"] == {"B"}
+    assert whys["C"] == "not chosen: the readers weigh against it by 294"
 
 
 def test_readers_that_weigh_against_none_are_named():
@@ -215,7 +222,11 @@ def test_readers_that_weigh_against_none_are_named():
     assert s.none_gains[("q1", "D")] == -882
     why = explain_question(t.questions[0], graph, scores, s, (reader,))["options"]["A"]["why"]
     assert why == ("chosen: its evidence falls short of the precision bias by 200, but the readers weigh against "
-                   "None (D) by more, 882, and an answer must not be empty")
+                   "None (D) by more, 882")
+    # under the default None prior (above the readers' level) the readers cannot be what chose a real option
+    s = solve_topic(graph, scores, without=frozenset({"priors"}), params=SolverParams(bias=200), readers=(reader,),
+                    explain=True)
+    assert s.answers["q1"] == {"D"} and kinds(s, "q1")["A"] == ["none_answer:q1"]
 
 
 def test_the_margin_is_the_cost_of_the_next_best_answer():

@@ -41,7 +41,7 @@ def test_missing_questions_get_a_warning(tmp_path, caplog):
     assert "no judgement for 1 of the 2 questions answered" in caplog.text
     caplog.clear()
     load_reader_scores(write(tmp_path / "p.jsonl", [{"id": "q1", "answer": "A"}]), QUESTIONS, answered=["q2"])
-    assert "no judgement for 1 of the 1 questions answered" in caplog.text  # those answered (--topics) counted
+    assert "no judgement for 1 of the 1 question answered; it gets" in caplog.text  # those answered (--topics) counted
 
 
 @pytest.mark.parametrize("line, message", [
@@ -93,7 +93,15 @@ def test_answer_fuses_a_reader_file_and_explains_it(tmp_path, demo_dir, capsys):
                         "--reader-weight", "50"]) == 0
     printed = capsys.readouterr().out
     assert "readers: me yes (+147)" in printed and "readers: me no (-147)" in printed  # 294 x 50%
-    assert "\nreader me: not estimated: weight 50% given (--reader-weight)\n" in printed  # once, before the questions
+    assert printed.count("\nreader me: not estimated: weight 50% given (--reader-weight)\n") == 1  # before the questions
+    assert answer.main(["--data", str(demo_dir), "--split", "sample", "--quiet", "--reader-scores", f"me={reader}",
+                        "--reader-weight", "33"]) == 0
+    printed = capsys.readouterr().out  # 294 x 33% = 97.02: clingo's division truncates, and so does the printout
+    assert "readers: me yes (+97)" in printed and "readers: me no (-97)" in printed
+    for missing in (tmp_path / "none.jsonl", tmp_path):  # no such file; a folder
+        with pytest.raises(SystemExit):
+            answer.main([*common, "--reader-scores", str(missing)])
+        assert f"--reader-scores: {'no such file' if missing != tmp_path else str(tmp_path) + ' is a folder'}" in capsys.readouterr().err
     for bad in ("9999999999", "-5"):  # beyond clingo's weights; a weight that reads every judgement backwards
         with pytest.raises(SystemExit):
             answer.main([*common, "--reader-scores", str(reader), "--reader-weight", bad])

@@ -24,7 +24,7 @@ from ..readers.llm import EndpointError
 from ..learn.calibration import load_calibrations, match_calibrations
 from ..learn.scorer import reads_documents
 from ..reason.solve import SWITCHABLE, SolverParams
-from ..reason.explain import answer_flags, evidence_line
+from ..reason.explain import answer_flags, evidence_line, judged_words, reader_adds
 from ..run.batch import PARALLEL_CHARS, STAGES, Answer, Settings, TopicAnswer, answer_topics, auto_workers, scorer_for
 from ..run.calibrate import calibrated_settings
 from ..run.output import check_outputs, jsonl, write_files
@@ -118,10 +118,8 @@ def summary(answers: list[TopicAnswer], topics: int, seconds: float) -> str:
 
 
 def reader_words(reader: dict) -> str:
-    """A reader's judgement of an option (its explanation record) and what it adds to choosing the option: its
-    log-odds at its weight, as rules/readers.lp weighs them."""
-    said = f"p={reader['probability']:.2f}" if reader["probability"] is not None else ("yes" if reader["verdict"] else "no")
-    return f"{reader['reader']} {said} ({-(-reader['log_odds'] * reader['weight'] // 100):+d})"
+    """A reader's judgement of an option (its explanation record) and what it adds to choosing the option."""
+    return f"{reader['reader']} {judged_words(reader)} ({reader_adds(reader):+d})"
 
 
 def readable_report(topics: list[Topic], answers: list[Answer]) -> str:

@@ -145,6 +145,8 @@ def check_reader_options(parser: argparse.ArgumentParser, args: argparse.Namespa
     for option, path in files:
         if path is not None and not Path(path).exists():
             parser.error(f"{option}: no such file: {path}")
+        if path is not None and Path(path).is_dir():
+            parser.error(f"{option}: {path} is a folder, not a file")
 
 
 def reader_inputs(args: argparse.Namespace) -> list[Path]:

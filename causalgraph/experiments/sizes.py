@@ -180,8 +180,7 @@ def thin_topics(topics, readers: bool, documents: bool = True) -> tuple[list[int
     name = lambda ts: (f"topic{'s' if len(ts) > 1 else ''} {', '.join(map(str, ts[:MOST_RUNS]))}"
                        + (f" and {len(ts) - MOST_RUNS:,} more" if len(ts) > MOST_RUNS else ""))
     bare = [t.topic_id for t in thin if not t.documents]
-    whose = ("their" if len(bare) > 1 else "its") if bare == ids else f"{name(bare)}'s"
-    helps = (f"{whose} documents (docs.json, or a topic file's `documents`), or a reader: "
-             if documents and bare else "a reader: ")
+    whose = (f"{'their' if len(bare) > 1 else 'its'} documents" if bare == ids else f"the documents of {name(bare)}")
+    helps = (f"{whose} (docs.json, or a topic file's `documents`), or a reader: " if documents and bare else "a reader: ")
     return ids, (f"{name(ids)}: fewer than {THIN_QUESTIONS} questions and no reader; what would help: "
                  f"{helps}{HELPFUL_READERS}")

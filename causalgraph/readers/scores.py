@@ -57,8 +57,8 @@ def spec_name(file: str | os.PathLike) -> str:
 
 def load_reader_files(files: Iterable[str | os.PathLike], questions: dict[str, Question], weight: int = 100,
                       answered: Iterable[str] | None = None) -> list[ReaderJudgements]:
-    """The readers of some files (paths or ReaderSpecs) by load_reader_scores; ValueError when two get one
-    name."""
+    """The readers of some files (paths or ReaderSpecs) by load_reader_scores (`answered`: the questions being
+    answered, which its warning counts); ValueError when two get one name."""
     answered = None if answered is None else set(answered)
     readers = [load_reader_scores(file, questions, weight, answered=answered) for file in files]
     names: dict[str, ReaderJudgements] = {}
@@ -111,6 +111,6 @@ def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], 
     answered = set(questions) if answered is None else set(answered)
     missing = len(answered - {qid for qid, _ in judgements})
     if missing:
-        log.warning("%s: no judgement for %d of the %d questions answered; they get no reader facts", path, missing,
-                    len(answered))
+        log.warning("%s: no judgement for %d of the %d question%s answered; %s no reader facts", path, missing,
+                    len(answered), "s" * (len(answered) != 1), "it gets" if missing == 1 else "they get")
     return ReaderJudgements(name, judgements, weight)

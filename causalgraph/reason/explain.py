@@ -81,12 +81,27 @@ def by(gain: int | None) -> str:
     return "?" if gain is None else str(abs(gain))
 
 
+def clears(solution: Solution, gain: int | None) -> str:
+    """An option's positive gain in words: its evidence against the precision bias, or, with the optimize group
+    off (where only the readers weigh), the readers' judgements."""
+    if solution.weighed:
+        return f"its evidence clears the precision bias by {by(gain)}"
+    return f"the readers favour it by {by(gain)}"
+
+
+def falls_short(solution: Solution, gain: int | None) -> str:
+    """An option's gain of 0 or less in words (see `clears`)."""
+    if solution.weighed:
+        return f"its evidence falls short of the precision bias by {by(gain)}"
+    return f"the readers weigh against it by {by(gain)}" if gain else "nothing weighs it"
+
+
 def own_reason(solution: Solution, qid: str, label: str | None) -> str:
     """The words of a question's own reason for a label it chose, a prior or its evidence (rules/explain.lp's
     own/2), for the questions that consistency carries the pair to."""
     if any(w.kind == "prior" for w in solution.why_atoms(qid, label or "")):
         return "the question offers its text twice (construction prior)"
-    return f"its evidence clears the precision bias by {by(solution.gains.get((qid, label or '')))}"
+    return clears(solution, solution.gains.get((qid, label or "")))
 
 
 def why_sentence(graph: nx.DiGraph, solution: Solution, qid: str, label: str) -> str:
@@ -102,7 +117,7 @@ def why_sentence(graph: nx.DiGraph, solution: Solution, qid: str, label: str) ->
     kind, other = atoms[0].kind, atoms[0].other
     if kind in COSTS:
         if gain is not None and gain > 0:
-            head = f"not chosen, though its evidence clears the precision bias by {gain}: "
+            head = f"not chosen, though {clears(solution, gain)}: "
         else:
             head = f"not chosen, though a better guess than {', '.join(chosen)}: "
         others: dict[str, list[str]] = {}  # kind -> the questions its atoms name, in order
@@ -113,36 +128,36 @@ def why_sentence(graph: nx.DiGraph, solution: Solution, qid: str, label: str) ->
     real = [l for l in chosen if (qid, l) in solution.gains]
     words = {
         "prior": "chosen: the question offers its text twice, and a repeated option is a cause (construction prior)",
-        "evidence": f"chosen: its evidence clears the precision bias by {by(gain)}",
+        "evidence": f"chosen: {clears(solution, gain)}",
         "carried": f"chosen: consistency carries the same pair from {other}, where "
                    f"{own_reason(solution, other, same_pair_label(graph, qid, label, other))}",
-        "pair": f"chosen: summed over the questions that offer the same pair, its evidence clears the precision bias "
-                f"by {by(pair_gain)}",
+        "pair": f"chosen: summed over the questions that offer the same pair, {clears(solution, pair_gain)}",
         "guess": f"chosen as a forced guess: no option clears the precision bias (this one falls short by {by(gain)}), "
                  "and an answer must not be empty",
         "carried_guess": f"chosen: consistency carries the same pair from {other}, where it is a forced guess",
         "against_none": f"chosen: its evidence falls short of the precision bias by {by(gain)}, but the readers weigh "
-                        f"against None ({slots.none_label}) by more, {by(solution.none_gains.get((qid, slots.none_label or '')))}, "
-                        "and an answer must not be empty",
+                        f"against None ({slots.none_label}) by more, {by(solution.none_gains.get((qid, slots.none_label or '')))}",
         "unweighed": ("chosen" if label in chosen else "not chosen") + ": with the optimize group off (--without "
                      "optimize) nothing weighs the edge evidence, and the solver picked "
                      + ("this answer" if label in chosen else "another answer") + " among those the other rules allow",
         "none_prior": "chosen: the question offers None, and the None prior (every labelled question that offers None "
                       "answers it) outweighs the evidence of "
                       + ", ".join(l for l in LABELS if (solution.gains.get((qid, l)) or 0) > 0),
-        "none_left": "chosen: every real option that clears the precision bias is ruled out by another rule (its own "
+        "none_left": ("chosen: every real option that clears the precision bias" if solution.weighed else
+                      "chosen: every real option that the readers favour") + " is ruled out by another rule (its own "
                      "reason says which), so none of them is a cause",
+        "none_unweighed": "chosen: with the optimize group off (--without optimize) nothing weighs the edge evidence, "
+                          "and the None prior favours None",
         "none_empty": "chosen: no real option clears the precision bias, so none of them is a cause",
         "real_chosen": f"not chosen: {', '.join(real)} {'is' if len(real) == 1 else 'are'} chosen",
         "none_off": "not chosen: the none rule group is switched off",
         "self": "not chosen: it is the target event itself",
         "temporal": "not chosen: its own text is dated after the target's (temporal rule)",
-        "none_answer": ("not chosen: the question answers None (the None prior), though its evidence clears the "
-                        f"precision bias by {gain}") if gain is not None and gain > 0 else
-                       (f"not chosen: its evidence falls short of the precision bias by {by(gain)}, and the question "
-                        "answers None") if gain is not None and gain < 0 else
-                       "not chosen: the question answers None (the None prior)",
-        "short": f"not chosen: its evidence falls short of the precision bias by {by(gain)}",
+        "none_answer": (f"not chosen: the question answers None (the None prior), though {clears(solution, gain)}"
+                        if gain is not None and gain > 0 else
+                        f"not chosen: {falls_short(solution, gain)}, and the question answers None"
+                        if gain is not None and gain < 0 else "not chosen: the question answers None (the None prior)"),
+        "short": f"not chosen: {falls_short(solution, gain)}",
     }
     return words.get(kind, "chosen by the optimum; no rule names why" if label in chosen
                      else "not chosen by the optimum; no rule names why")
@@ -162,9 +177,10 @@ def cost_words(solution: Solution, qid: str, label: str, kind: str, questions: l
         "cap_in": f'consistency would select it in {other} too, which already holds three labels ("at most three")',
         "doc_after": "the documents place it after the target, which costs doc_order",
         "shortcut": "the documents say it caused another chosen cause of the target, a shortcut that costs mediated",
-        "pair_short": "summed over the questions that offer the same pair, its evidence falls short of the precision "
-                      f"bias by {by(solution.pair_gains.get((qid, label)))}",
-        "shared": f"consistency would select it in {other} too, where its evidence also falls short of the bias",
+        "pair_short": "summed over the questions that offer the same pair, "
+                      + falls_short(solution, solution.pair_gains.get((qid, label))),
+        "shared": f"consistency would select it in {other} too, where "
+                  + ("its evidence also falls short of the bias" if solution.weighed else "the readers do not favour it"),
         "serves": f"{', '.join(sorted(solution.answers[qid]))}, chosen here, is chosen in {other} too, so one guess "
                   "answers them all",
     }[kind]
@@ -173,7 +189,8 @@ def cost_words(solution: Solution, qid: str, label: str, kind: str, questions: l
 SHORT = {
     "prior": "offered twice (prior)", "evidence": "clears the bias by {gain}", "carried": "carried from {other}",
     "pair": "the pair clears the bias", "guess": "forced guess", "carried_guess": "carried from {other}'s guess",
-    "none_prior": "the None prior", "none_left": "the others are ruled out", "none_empty": "nothing clears the bias", "real_chosen": "a real option is chosen",
+    "none_prior": "the None prior", "none_left": "the others are ruled out", "none_unweighed": "optimize off: the None prior",
+    "none_empty": "nothing clears the bias", "real_chosen": "a real option is chosen",
     "none_off": "none group off", "self": "the target itself", "temporal": "dated after the target",
     "none_answer": "the question answers None", "none_in": "{other} answers None", "mutual": "reverse pair in {other}",
     "cap": "at most three labels", "cap_in": "{other} holds three labels", "doc_after": "documents place it after",
@@ -256,13 +273,24 @@ def reliability(reader: ReaderJudgements) -> str:
     return f"not estimated: weight {reader.weight}% given (--reader-weight)"
 
 
+def judged_words(reader: dict) -> str:
+    """A reader's judgement (its record in an option's `readers`) in a word: its probability, or yes or no."""
+    return f"p={reader['probability']:.2f}" if reader["probability"] is not None else ("yes" if reader["verdict"] else "no")
+
+
+def reader_adds(reader: dict) -> int:
+    """What a reader's judgement (its record) adds to choosing the option: its log-odds at its weight, as
+    rules/readers.lp weighs them (clingo's integer division truncates towards zero)."""
+    product = reader["log_odds"] * reader["weight"]
+    return (1 if product >= 0 else -1) * (abs(product) // 100)
+
+
 def option_note(opt: dict) -> str:
     """An option's scores in a few words: the edge probability (or None) and each reader's judgement."""
     if opt.get("event") is None:
         return "None"
     note = f"p={opt['score']:.2f}" if opt["score"] is not None else "unscored"
-    return note + "".join(f", {r['reader']} " + (f"p={r['probability']:.2f}" if r["probability"] is not None
-                                                  else ("yes" if r["verdict"] else "no")) for r in opt.get("readers", []))
+    return note + "".join(f", {r['reader']} {judged_words(r)}" for r in opt.get("readers", []))
 
 
 def summary(record: dict) -> str:

@@ -171,6 +171,7 @@ class Solution:
     pair_gains: dict[tuple[str, str], int] = field(default_factory=dict)  # (question, label) -> pair_gain(Q,L,G)
     none_gains: dict[tuple[str, str], int] = field(default_factory=dict)  # (question, None's label) -> none_gain(Q,L,G)
     confidence: dict[str, Confidence] = field(default_factory=dict)  # where asked for (solve_topic's `explain`)
+    weighed: bool = True  # the optimize group held: the edge evidence weighed against the precision bias
 
     def dropped_for(self, qid: str) -> tuple[str, ...]:
         """The rule groups dropped where question `qid` was solved."""
@@ -519,7 +520,7 @@ def solve_topic(
         measured = confidences(program, parts, answers, deadline)
         parts = [dataclasses.replace(p, result=dataclasses.replace(
             p.result, atoms=program.explain(answers, p.active, p.questions).atoms)) for p in parts]
-    solution = solution_of(topic_id, qids, parts, measured)
+    solution = dataclasses.replace(solution_of(topic_id, qids, parts, measured), weighed="optimize" not in without)
     if not solution.optimal:
         log.warning("topic %s: solver time limit reached; using the best answer set found", topic_id)
     return solution
