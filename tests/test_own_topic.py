@@ -128,6 +128,13 @@ def test_a_topic_folder_takes_no_split_and_the_cli_says_so(tmp_path, capsys):
     assert "none.json: no such file" in capsys.readouterr().err
 
 
+def test_commands_that_read_labelled_splits_say_a_topic_folder_is_not_one():
+    from causalgraph.data.load import load_labelled
+
+    with pytest.raises(DataError, match="a topic folder .questions.jsonl at its top.; this command reads an AER data"):
+        load_labelled(EXAMPLE)
+
+
 def test_a_topic_folders_documents_of_no_question_are_named(tmp_path, caplog):
     folder = tmp_path / "mine"
     write_questions(folder / "questions.jsonl", [question_row("m-1", 5, "The dam failed on March 7.", OPTS, "B")])

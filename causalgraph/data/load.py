@@ -491,6 +491,9 @@ def load_labelled(root: str | os.PathLike, evidence: bool = False) -> list[Topic
     root = Path(root)
     if not root.is_dir():
         raise DataError(root, None, "no such data folder")
+    if is_topic_folder(root):
+        raise DataError(root, None, "a topic folder (questions.jsonl at its top); this command reads an AER data "
+                                    "folder, whose train/, dev/ or sample/ hold labelled questions")
     questions = []
     for split in ("train", "dev", "sample"):
         folder = _questions_folder(root, split)
