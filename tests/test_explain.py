@@ -18,13 +18,14 @@ from causalgraph.reason.solve import SolverParams, solve_topic
 from .test_reason import NONE, random_topic
 
 SELECTED = {"prior", "evidence", "carried", "pair", "guess", "carried_guess", "against_none", "none_prior", "none_left",
-            "none_empty", "unexplained"}
+            "none_empty", "none_unweighed", "unexplained"}
 COSTS = {"none_in", "mutual", "cap", "cap_in", "doc_after", "shortcut", "pair_short", "shared", "serves"}
 
 
-def check_whys(graph, scores, after, solution, bias: int) -> int:
-    """Assert that every option of every question has why atoms that hold of the solution; the number of
-    options checked."""
+def check_whys(graph, scores, after, solution, bias: int, readers=(), none_weight: int | None = None) -> int:
+    """Assert that every option of every question has why atoms that hold of the solution (answered with
+    `readers`, and a None prior of `none_weight` at the readers' level where given); the number of options
+    checked."""
     questions = graph.graph["questions"]
     answers = solution.answers
     gain = solution.gains
@@ -39,15 +40,17 @@ def check_whys(graph, scores, after, solution, bias: int) -> int:
     for qid, slots in questions.items():
         none = slots.none_label
         real = {l: e for l, e in slots.options.items() if e != slots.target}
-        for label, event in real.items():  # the gains are the edge log-odds less the bias (no readers here)
+        for label, event in real.items():  # the edge log-odds less the bias (optimize on), plus the readers'
             p = scores.get((event, slots.target))
-            assert gain[(qid, label)] == (0 if p is None else log_odds(p) - bias), (qid, label)
+            edge = 0 if p is None or not solution.weighed else log_odds(p) - bias
+            assert gain[(qid, label)] == edge + sum(added(r, qid, label) for r in readers), (qid, label)
         for label in [l for l in "ABCD" if l in slots.options or l == none]:  # not a second None option
             whys = solution.why_atoms(qid, label)
             kinds = {w.kind for w in whys}
             assert whys and "unexplained" not in kinds, (qid, label, whys)
             selected = label in answers[qid]
-            assert selected == (kinds <= SELECTED), (qid, label, kinds)
+            if kinds != {"unweighed"}:  # said of chosen and rejected options alike
+                assert selected == (kinds <= SELECTED), (qid, label, kinds)
             assert len(kinds) == 1 or kinds <= COSTS, (qid, label, kinds)  # one rank
             event = slots.options.get(label)
             pair = (event, slots.target)
@@ -88,6 +91,8 @@ def check_whys(graph, scores, after, solution, bias: int) -> int:
                         assert len(answers[qid]) == 3
                     elif w.kind == "cap_in":
                         assert len(answers[other]) == 3 and any(q == other for q, _ in offers(pair))
+                    elif w.kind == "pair_short":  # readers differ by question: the pair's summed gain is not positive
+                        assert g > 0 and solution.pair_gains[(qid, label)] <= 0
                     elif w.kind == "shared":
                         assert qid in solution.guesses
                         assert any(q == other and gain[(q, l)] <= 0 for q, l in offers(pair))
@@ -98,11 +103,28 @@ def check_whys(graph, scores, after, solution, bias: int) -> int:
                     else:
                         raise AssertionError(f"no check for {w}")
                 elif w.kind == "short":
-                    assert g <= 0 and not selected
+                    assert (g <= 0 if solution.weighed else g < 0) and not selected
+                elif w.kind == "against_none":  # the readers weigh against None more than the option falls short
+                    assert solution.weighed and none_weight is not None and selected and g <= 0
+                    assert solution.none_gains[(qid, none)] + none_weight < g
+                elif w.kind == "unweighed":
+                    assert not solution.weighed and (label == none or g == 0 or selected)
+                elif w.kind == "none_unweighed":
+                    assert not solution.weighed and answers[qid] == {none}
                 else:
                     raise AssertionError(f"no check for {w}")
             checked += 1
     return checked
+
+
+def added(reader, qid: str, label: str) -> int:
+    """What the reader's judgement adds to the option's gain: its log-odds at its weight, truncated as clingo
+    divides."""
+    judgement = reader.judgements.get((qid, label))
+    if judgement is None:
+        return 0
+    product = judgement.log_odds() * reader.weight
+    return (1 if product >= 0 else -1) * (abs(product) // 100)
 
 
 def check_confidence(solution, qids) -> None:
@@ -128,6 +150,28 @@ def test_every_option_of_random_topics_has_a_why_that_holds():
         seen |= {w.kind for w in solution.why}
     kinds = len(seen)
     assert checked > 500 and kinds >= 10, seen
+
+
+def test_every_option_with_readers_or_without_optimize_has_a_why_that_holds():
+    # Random readers (answers and probabilities, on None options too) at random weights, the None prior at the
+    # readers' level or above it, and the optimize group on or off.
+    rng = random.Random(12)
+    checked = 0
+    seen: set[str] = set()
+    for _ in range(80):
+        t, graph, scores, after = random_topic(rng)
+        judged = {(q.qid, label): (Judgement(verdict=rng.random() < 0.5) if rng.random() < 0.5 else
+                                   Judgement(probability=rng.uniform(0.01, 0.99)))
+                  for q in t.questions for label in "ABCD" if rng.random() < 0.7}
+        readers = (ReaderJudgements("r", judged, rng.choice([0, 50, 100, 300])),) if rng.random() < 0.8 else ()
+        bias = rng.choice([0, 100, 200])
+        none_weight = rng.choice([None, 0, 150])
+        without = frozenset({"optimize"}) if rng.random() < 0.4 else frozenset()
+        solution = solve_topic(graph, scores, after, without=without, params=SolverParams(bias=bias, none_prior=none_weight),
+                               readers=readers, explain=True)
+        checked += check_whys(graph, scores, after, solution, bias, readers, none_weight)
+        seen |= {w.kind for w in solution.why}
+    assert checked > 500 and {"against_none", "unweighed", "none_unweighed", "short", "evidence"} <= seen, seen
 
 
 FAIL, RAIN, GATES, CUP, INQUIRY, BUILT = ("The dam failed on March 7.", "Rain fell on March 2.",
