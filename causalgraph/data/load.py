@@ -310,7 +310,7 @@ def _only(found: list[Topic], topics: Iterable[int] | TopicIds | None, where: Pa
     present = {t.topic_id for t in found}
     unknown = wanted.first_missing(present) if isinstance(wanted, TopicIds) else min(wanted - present, default=None)
     if unknown is not None:
-        raise DataError(where, None, f"unknown topic {unknown}{what}")
+        raise DataError(where, None, f"unknown topic {unknown}{what} (its topics: {id_ranges(present, MOST_RUNS)})")
     return [t for t in found if t.topic_id in wanted]
 
 
