@@ -150,23 +150,25 @@ def regime(analyses, pieces, repeats, test_shapes, test, dev: set[str], bias: in
     held = [c for cs in blend_copies(analyses, test_shapes)[2] for c in cs]
     # one copy at a time: copies of a topic share questions
     runs = [([p], [e]) for p, e in zip(held, structure_edges(analyses, held, folds, test_shapes))]
-    slope, intercept, n = open_calibration(runs)
+    evidence = [option_evidence(*run) for run in runs]  # read once for the three fits
+    slope, intercept, n = open_calibration(runs, evidence=evidence)
     print(f"- the structure model trained for the test split's shapes, on the open options of the labelled topics' "
           f"held-out copies cut to those shapes (`train`'s test-shaped regime, {n} open options): slope "
           f"{slope:.2f}, intercept {intercept:+.2f}")
     others = {q.qid for p in held for q in p.topic.questions} - dev
     print("- the same copies' open options by the split of their questions: " + "; ".join(
         "{} ({} options): slope {:.2f}, intercept {:+.2f}".format(name, fit[2], *fit[:2])
-        for name, fit in (("dev", open_calibration(runs, dev)), ("train and sample", open_calibration(runs, others)))))
+        for name, fit in (("dev", open_calibration(runs, dev, evidence)),
+                          ("train and sample", open_calibration(runs, others, evidence)))))
     print(f"- structure alone: {structure:.4f}\n", flush=True)
 
 
-def open_calibration(runs, judged: set[str] | None = None) -> tuple[float, float, int]:
+def open_calibration(runs, judged: set[str] | None = None, evidence=None) -> tuple[float, float, int]:
     """Gold against the structure log-odds on the runs' open options (of the questions in `judged`, where given):
-    the slope and intercept of a logistic fit, and how many options it rests on."""
+    the slope and intercept of a logistic fit, and how many options it rests on. `evidence`: each run's
+    `option_evidence`, where it is at hand."""
     x, y = [], []
-    for run in runs:
-        prior, settled = option_evidence(*run)
+    for run, (prior, settled) in zip(runs, evidence or [option_evidence(*run) for run in runs]):
         labels = gold_of([run])
         keys = [k for k in prior if k not in settled and k in labels and (judged is None or k[0] in judged)]
         x += [_log_odds(prior[k]) for k in keys]
@@ -554,7 +556,7 @@ def test_shaped(analyses, test_shapes, judged: set[str], untrained: dict, bias, 
     shaped = [answered_sets(held, structure_edges(analyses, held, folds, test_shapes, seed=seed, copies=copies))
               for seed in range(repeats)]
     evidence = [[option_evidence(*run) for run in runs] for runs in shaped]  # each run's, read once
-    slope, intercept, _ = open_calibration(shaped[0], judged)
+    slope, intercept, _ = open_calibration(shaped[0], judged, evidence[0])
     alone = [fused_scores(runs, structure_only, bias, folds, judged)[0] for runs in shaped]
     open_options = np.mean([len([k for k in prior if k not in settled and k[0] in judged])
                             for known in evidence for prior, settled in known])
