@@ -485,6 +485,7 @@ def solution_of(topic_id: int, qids: list[str], parts: list[Part],
         gains={(g.qid, g.label): g.gain for g in pick(Gain)},
         pair_gains={(g.qid, g.label): g.gain for g in pick(PairGain)},
         none_gains={(g.qid, g.label): g.gain for g in pick(NoneGain)},
+        weighed=all("optimize" in p.active for p in parts),
         confidence=confidence or {},
     )
 
@@ -520,7 +521,7 @@ def solve_topic(
         measured = confidences(program, parts, answers, deadline)
         parts = [dataclasses.replace(p, result=dataclasses.replace(
             p.result, atoms=program.explain(answers, p.active, p.questions).atoms)) for p in parts]
-    solution = dataclasses.replace(solution_of(topic_id, qids, parts, measured), weighed="optimize" not in without)
+    solution = solution_of(topic_id, qids, parts, measured)
     if not solution.optimal:
         log.warning("topic %s: solver time limit reached; using the best answer set found", topic_id)
     return solution
