@@ -28,6 +28,7 @@ from sklearn.metrics import roc_auc_score
 from labelled import print_table, run_benchmark
 
 from causalgraph.analysis.analyse import subset_analysis
+from causalgraph.config import DEFAULT_MODEL
 from causalgraph.data import load_split
 from causalgraph.experiments.calibration import (SCALES, answer_analyses, answered_sets, fixed_weight, fused_scores, gold_of,
                                                   judged_topics, nested_weight, open_rates, per_run, reader_alone,
@@ -38,6 +39,7 @@ from causalgraph.experiments.inputs import cv_inputs, describe_shapes, shipped_b
 from causalgraph.learn.bands import blend_copies
 from causalgraph.learn.calibration import option_evidence
 from causalgraph.learn.crossval import FoldResult, TopicShape, bootstrap_interval
+from causalgraph.learn.scorer import edge_scores, load_scorer
 from causalgraph.readers.base import ReaderJudgements
 from causalgraph.readers.calibration import (DEPENDENCE, FALLBACK_WEIGHT, MIN_OPEN, PRIOR_PRECISION, SCALE,
                                              estimate_without_gold, fit_with_gold, open_keys)
@@ -127,7 +129,7 @@ def regime(analyses, pieces, repeats, test_shapes, test, dev: set[str], bias: in
     gold = gold_of(repeats[0])
     keys = [k for k in prior if k not in settled and k in gold]
     y = np.array([gold[k] for k in keys])
-    fits, aucs, means = [], [], []
+    fits, aucs, means, by_rules = [], [], [], []
     for runs in repeats:
         structure = option_evidence(*runs[0])[0]
         p = np.array([structure[k] for k in keys])
@@ -136,6 +138,7 @@ def regime(analyses, pieces, repeats, test_shapes, test, dev: set[str], bias: in
         fits.append((fit.coef_[0, 0], fit.intercept_[0]))
         aucs.append(roc_auc_score(y, x))
         means.append(p.mean())
+        by_rules.append(settled_calibration([(structure, settled)])[:2])
     structure = np.mean([fused_scores(runs, structure_only, bias, folds)[0].mean() for runs in repeats])
     slope, intercept = np.mean(fits, axis=0)
     print(f"## The regime: {len(pieces)} dev-only topics, {describe_shapes([TopicShape.of(p.topic) for p in pieces])} "
@@ -147,20 +150,44 @@ def regime(analyses, pieces, repeats, test_shapes, test, dev: set[str], bias: in
           f"options, {test_options - test_settled} open")
     print(f"- the structure model on the open options: AUC {np.mean(aucs):.3f}; mean probability {np.mean(means):.3f}; "
           f"gold against its log-odds: slope {slope:.2f}, intercept {intercept:+.2f} (1 and 0 where calibrated)")
+    shipped, _ = load_scorer(DEFAULT_MODEL)
+    on_test = settled_calibration([option_evidence(test, [edge_scores(a.table, shipped) for a in test])])
+    print("- the structure model on the settled options against the rules' labels (no gold; a candidate stand-in for "
+          "the open options' calibration): slope {:.2f}, intercept {:+.2f} on the dev-only topics' {}; the shipped "
+          "scorer on the test split's {}: slope {:.2f}, intercept {:+.2f}".format(
+              *np.mean(by_rules, axis=0), len(settled), on_test[2], *on_test[:2]))
+    own = [structure_edges(pieces, pieces, folds, seed=seed) for seed in range(len(repeats))]
+    own_fits = np.mean([open_calibration([(pieces, e)], evidence=[(option_evidence(pieces, e)[0], settled)])[:2]
+                        for e in own], axis=0)
+    own_score = np.mean([fused_scores([(pieces, e)], structure_only, bias, folds)[0].mean() for e in own])
+    print("- the structure model trained on the dev questions alone (grouped CV over the dev-only topics, the same "
+          "seeds): slope {:.2f}, intercept {:+.2f} on the same open options; structure alone {:.4f}".format(
+              *own_fits, own_score))
     held = [c for cs in blend_copies(analyses, test_shapes)[2] for c in cs]
     # one copy at a time: copies of a topic share questions
     runs = [([p], [e]) for p, e in zip(held, structure_edges(analyses, held, folds, test_shapes))]
     evidence = [option_evidence(*run) for run in runs]  # read once for the three fits
     slope, intercept, n = open_calibration(runs, evidence=evidence)
+    by_rules_slope, by_rules_intercept, n_settled = settled_calibration(evidence)
     print(f"- the structure model trained for the test split's shapes, on the open options of the labelled topics' "
           f"held-out copies cut to those shapes (`train`'s test-shaped regime, {n} open options): slope "
-          f"{slope:.2f}, intercept {intercept:+.2f}")
+          f"{slope:.2f}, intercept {intercept:+.2f}; on their {n_settled} settled options against the rules' "
+          f"labels: slope {by_rules_slope:.2f}, intercept {by_rules_intercept:+.2f}")
     others = {q.qid for p in held for q in p.topic.questions} - dev
     print("- the same copies' open options by the split of their questions: " + "; ".join(
         "{} ({} options): slope {:.2f}, intercept {:+.2f}".format(name, fit[2], *fit[:2])
         for name, fit in (("dev", open_calibration(runs, dev, evidence)),
                           ("train and sample", open_calibration(runs, others, evidence)))))
     print(f"- structure alone: {structure:.4f}\n", flush=True)
+
+
+def settled_calibration(evidence) -> tuple[float, float, int]:
+    """The rules' labels against the structure log-odds on the settled options of `evidence` (each run's
+    `option_evidence`): the slope and intercept of a logistic fit, and how many options it rests on."""
+    x = [_log_odds(prior[k]) for prior, settled in evidence for k in sorted(settled)]
+    y = [settled[k] for _, settled in evidence for k in sorted(settled)]
+    fit = LogisticRegression(C=1e4).fit(np.array(x)[:, None], y)
+    return float(fit.coef_[0, 0]), float(fit.intercept_[0]), len(y)
 
 
 def open_calibration(runs, judged: set[str] | None = None, evidence=None) -> tuple[float, float, int]:
@@ -379,7 +406,9 @@ def variants(repeats, untrained: dict, nested: dict[str, list[float]], bias: int
     calibrated = calibrated_dependence(repeats, untrained)
     print(f"Structure recalibrated, dependence on its log-odds: the same, the dependence held at {calibrated:.2f}, "
           "the gold fits' mean on the recalibrated log-odds (pooled over these readers and the repeats: the "
-          "dependence on calibrated log-odds, as the test split's are). Gold of the answered topics: each reader "
+          "dependence on calibrated log-odds, as the test split's are). Structure recalibrated, free dependence: "
+          "both at once (each reader's dependence estimated on the recalibrated log-odds). Gold of the answered "
+          "topics: each reader "
           "fitted on the gold of all the open options it is then scored on (a diagnostic, not a setting: the best "
           "a reliability estimate can do).\n")
     print("| variant | scale | at or above | mean fused | mean difference | lowest difference | below |")
@@ -389,6 +418,8 @@ def variants(repeats, untrained: dict, nested: dict[str, list[float]], bias: int
             ("structure recalibrated, dependence on its log-odds",
              lambda readers, runs, scale: recalibrated(readers, runs, scale, calibrated), VARIANT_SCALES),
             ("free dependence", free_dependence, VARIANT_SCALES),
+            ("structure recalibrated, free dependence",
+             lambda readers, runs, scale: recalibrated(readers, runs, scale, None), VARIANT_SCALES),
             ("gold of the answered topics (diagnostic)", own_gold, VARIANT_SCALES)]
     for name, make, scales in rows:
         for scale in scales:
@@ -431,10 +462,10 @@ def free_dependence(readers, runs, scale: float):
     return per_run(runs, weighed)
 
 
-def recalibrated(readers, runs, scale: float, dependence: float = DEPENDENCE):
+def recalibrated(readers, runs, scale: float, dependence: float | None = DEPENDENCE):
     """The default's EM on structure probabilities recalibrated, per outer fold, by a logistic fit of the gold of
     the training topics' open options on their structure log-odds (the readers' dependence held at
-    `dependence`)."""
+    `dependence`; None: estimated per reader)."""
     evidence = [option_evidence(analyses, edges) for analyses, edges in runs]
     done: dict = {}
 
