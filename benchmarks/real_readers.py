@@ -3,7 +3,8 @@ public systems (`readers-dev/`, README there) on the dev-only topics (each label
 questions), each answered with the edge scores of the structure model that did not see its topic (grouped CV over
 train + dev + sample, repeated with the topics shuffled into folds), of the kind `train` ships (the size blend of a structure
 scorer and an evidence scorer, with the shipped bands; topics 11-36 read train-evidence/), trained with copies
-cut to the answered topics' shapes. Per reader: its reliability on the open
+cut to the answered topics' shapes. The regime: the structure model's calibration on the open options (gold), on
+the settled ones (the rules' labels) and when trained on the dev questions alone. Per reader: its reliability on the open
 options against gold and as estimated without gold; fused: the structure alone, the reader alone, the best fixed
 weight by nested grouped CV, calibrated from the gold of the other folds' topics (`calibrate`) and the gold-free
 default; the scale, with every question judged, with one in six, and with every question judged but the estimate resting on one in six; shrinkage towards a fixed weight and variants of the estimate (measured, not shipped); the
