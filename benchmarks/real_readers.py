@@ -135,8 +135,7 @@ def regime(analyses, pieces, repeats, test_shapes, test, dev: set[str], bias: in
         structure = option_evidence(*runs[0])[0]
         p = np.array([structure[k] for k in keys])
         x = np.log(p / (1 - p))
-        fit = LogisticRegression(C=1e4).fit(x[:, None], y)
-        fits.append((fit.coef_[0, 0], fit.intercept_[0]))
+        fits.append(log_odds_fit(x, y)[:2])
         aucs.append(roc_auc_score(y, x))
         means.append(p.mean())
         by_rules.append(settled_calibration([(structure, settled)])[:2])
@@ -185,10 +184,8 @@ def regime(analyses, pieces, repeats, test_shapes, test, dev: set[str], bias: in
 def settled_calibration(evidence) -> tuple[float, float, int]:
     """The rules' labels against the structure log-odds on the settled options of `evidence` (each run's
     `option_evidence`): the slope and intercept of a logistic fit, and how many options it rests on."""
-    x = [_log_odds(prior[k]) for prior, settled in evidence for k in sorted(settled)]
-    y = [settled[k] for _, settled in evidence for k in sorted(settled)]
-    fit = LogisticRegression(C=1e4).fit(np.array(x)[:, None], y)
-    return float(fit.coef_[0, 0]), float(fit.intercept_[0]), len(y)
+    return log_odds_fit([_log_odds(prior[k]) for prior, settled in evidence for k in sorted(settled)],
+                        [settled[k] for _, settled in evidence for k in sorted(settled)])
 
 
 def open_calibration(runs, judged: set[str] | None = None, evidence=None) -> tuple[float, float, int]:
@@ -201,7 +198,13 @@ def open_calibration(runs, judged: set[str] | None = None, evidence=None) -> tup
         keys = [k for k in prior if k not in settled and k in labels and (judged is None or k[0] in judged)]
         x += [_log_odds(prior[k]) for k in keys]
         y += [labels[k] for k in keys]
-    fit = LogisticRegression(C=1e4).fit(np.array(x)[:, None], y)
+    return log_odds_fit(x, y)
+
+
+def log_odds_fit(x, y) -> tuple[float, float, int]:
+    """Labels `y` against structure log-odds `x`: the slope and intercept of a logistic fit (1 and 0 where the
+    structure model is calibrated), and how many options it rests on."""
+    fit = LogisticRegression(C=1e4).fit(np.asarray(x, dtype=float)[:, None], y)
     return float(fit.coef_[0, 0]), float(fit.intercept_[0]), len(y)
 
 
