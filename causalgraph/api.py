@@ -26,9 +26,9 @@ from .learn.calibration import load_calibrations, match_calibrations
 from .learn.scorer import Scorer, reads_documents
 from .readers.base import ReaderJudgements, check_reader_names
 from .readers.calibration import ReaderCalibration
-from .reason.solve import SWITCHABLE, SolverParams
+from .reason.solve import PRIORS, SWITCHABLE, SolverParams
 from .run.calibrate import calibrated_settings
-from .run.batch import Answer, Settings, answer_topics, scorer_for
+from .run.batch import Answer, Settings, answer_topics, priors_for, scorer_for
 
 
 class Reader(Protocol):
@@ -38,6 +38,7 @@ class Reader(Protocol):
 
 
 log = logging.getLogger(__name__)
+AUTO = "auto"  # the priors setting that the answered topics were built for (run.batch.priors_for)
 
 
 def load_topics(path: str | os.PathLike, split: str | None = None, topics: Iterable[int] | None = None) -> list[Topic]:
@@ -54,13 +55,14 @@ def demo_topics() -> list[Topic]:
 
 @dataclass(frozen=True)
 class Reasoner:
-    """An edge scorer, the rule groups kept, the solver's constants and the readers fused with the edge scores:
-    what `causalgraph answer` answers with. Build one with `Reasoner.load`."""
+    """An edge scorer, the rule groups kept, the solver's constants, the readers fused with the edge scores and the
+    priors setting: what `causalgraph answer` answers with. Build one with `Reasoner.load`."""
 
     settings: Settings
     reader_objects: tuple[Reader, ...] = ()
     reader_weight: int | None = None
     calibrations: Mapping[str, ReaderCalibration] | None = None
+    priors: str = AUTO  # "aer", "none", or AUTO: per call to answer(), the one the topics were built for
 
     @classmethod
     def load(cls, model: str | os.PathLike = DEFAULT_MODEL, without: Iterable[str] = (),
@@ -68,7 +70,7 @@ class Reasoner:
              time_limit: float | None = None, cache_dir: str | os.PathLike | None = None,
              reader_weight: int | None = None,
              reader_calibration: str | os.PathLike | Mapping[str, ReaderCalibration] | None = None,
-             priors: str = "aer") -> Reasoner:
+             priors: str = AUTO) -> Reasoner:
         """The scorer of `model` (default: the shipped one), with the rule groups of `without` switched off
         (of none, consistency, priors, optimize), `params` (default: the scorer's precision bias) and `readers`:
         judgements already made (`ReaderJudgements`), or reader objects, which judge the topics being answered.
@@ -78,31 +80,43 @@ class Reasoner:
         Readers are weighed as `answer` weighs them: at `reader_weight` percent where given, else by
         `reader_calibration` (a file written by `calibrate`, or calibrations by reader name) and, for readers it
         does not name, without gold on the topics being answered.
-        `priors` is "aer" for the benchmark's topics (its construction priors, and the scorer that reads them), or
+        `priors` is "aer" for the benchmark's topics (its construction priors, and the scorer that reads them),
         "none" for a topic not built the benchmark's way (your own): the scorer trained without the None
-        structure, and no construction prior, so None is chosen only where no option has the evidence.
+        structure, and no construction prior, so None is chosen only where no option has the evidence; "auto"
+        (the default) takes the one the answered topics were built for, as `answer` does: "aer" for topics of
+        an AER data folder, "none" for your own.
         ValueError (or OSError) naming the model file when it cannot be loaded, and ValueError for a
-        `time_limit` that is not a positive number."""
+        `time_limit` that is not a positive number or an unknown `priors`."""
         without = frozenset(without)
         unknown = sorted(without - set(SWITCHABLE))
         if unknown:
             raise ValueError(f"unknown rule group {unknown[0]!r}; choose from {', '.join(SWITCHABLE)}")
+        if priors != AUTO and priors not in PRIORS:
+            raise ValueError(f"priors must be {AUTO!r} or one of {', '.join(map(repr, PRIORS))}, got {priors!r}")
         model = Path(model).resolve()
-        scorer, encoder = scorer_for(model, priors)
+        for setting in PRIORS if priors == AUTO else (priors,):
+            scorer, encoder = scorer_for(model, setting)  # every setting it may answer with loads, or ValueError
         cache = None if cache_dir is None else AnalysisCache.open(Path(cache_dir), encoder, reads_documents(scorer))
         judged = tuple(r for r in readers if isinstance(r, ReaderJudgements))
         objects = tuple(r for r in readers if not isinstance(r, ReaderJudgements))
         for reader in objects:
             if not callable(getattr(reader, "judge", None)):
                 raise TypeError(f"a reader is ReaderJudgements or has a judge(topics) method, got {type(reader).__name__}")
-        settings = Settings(model, without, params or SolverParams(), time_limit, cache, judged, priors=priors)
+        settings = Settings(model, without, params or SolverParams(), time_limit, cache, judged,
+                            priors="aer" if priors == AUTO else priors)
         calibrations = (load_calibrations(reader_calibration) if isinstance(reader_calibration, (str, os.PathLike))
                         else reader_calibration)
-        return cls(settings, objects, reader_weight, calibrations)
+        return cls(settings, objects, reader_weight, calibrations, priors)
+
+    def priors_for(self, topics: Iterable[Topic]) -> str:
+        """The priors setting these topics are answered with: the one given to `load`, or under "auto" the one
+        they were built for (ValueError for topics of AER data and your own together)."""
+        return priors_for(topics) if self.priors == AUTO else self.priors
 
     @property
     def scorer(self) -> Scorer:
-        """The edge scorer: P(E directly caused T) of every candidate edge."""
+        """The edge scorer of `settings.priors` ("aer" under "auto"): P(E directly caused T) of every candidate
+        edge."""
         return scorer_for(self.settings.model, self.settings.priors)[0]
 
     @property
@@ -114,11 +128,12 @@ class Reasoner:
         """The answer of every question of the topics, topic by topic in input order, each topic solved at once.
         `topics` is read in full before the first answer (the readers judge, and are weighed on, all of them
         together), so it must be finite: pass a list, or call answer() on batches of an endless stream.
-        `workers` > 1 answers topics in that many processes. A topic that fails raises RuntimeError naming it.
+        `workers` > 1 answers topics in that many processes. A topic that fails raises RuntimeError naming it;
+        under priors "auto", topics of AER data and your own together raise ValueError.
         Like `answer`, it warns (logging, logger `causalgraph.api`) when small topics are answered without a reader."""
         topics = list(topics)
         warn_without_documents(topics)
-        settings = self.settings
+        settings = replace(self.settings, priors=self.priors_for(topics))
         if self.reader_objects:
             judged = tuple(reader.judge(topics, progress=False) for reader in self.reader_objects)
             settings = replace(settings, readers=settings.readers + judged)

@@ -76,7 +76,9 @@ def test_it_reads_the_documents_only_where_the_scorer_uses_them(monkeypatch, tmp
     structure = tmp_path / "structure.joblib"  # the shipped blend's structure scorer alone reads none
     structure.write_bytes(dump_scorer({"aer": cg.Reasoner.load().scorer.structure}, "all-MiniLM-L6-v2"))
     read.clear()
-    reasoner = cg.Reasoner.load(model=structure)
+    with pytest.raises(ValueError, match="no scorer for --priors none"):  # "auto" may answer with either setting
+        cg.Reasoner.load(model=structure)
+    reasoner = cg.Reasoner.load(model=structure, priors="aer")
     assert not reasoner.reads_documents and len(list(reasoner.answer([topic]))) == len(topic.questions)
     assert read == [[]]
 
@@ -104,6 +106,32 @@ def test_readers_as_objects_or_judgements_are_fused_and_explained():
     judged = reader.judge(topics)
     again = cg.Reasoner.load(readers=[judged], reader_weight=5000).answer(topics)
     assert [a.labels for a in again] == [a.labels for a in fused]
+
+
+def test_the_priors_follow_the_topics_unless_chosen(tmp_path, demo_dir):
+    """Under the default "auto", AER data is answered with its construction priors and your own topics without
+    them, as the command does; a mix of the two is refused; an explicit setting holds for any topic."""
+    aer = cg.load_topics(demo_dir, split="sample")
+    own_dir = tmp_path / "own"
+    own_dir.mkdir()
+    (own_dir / "questions.jsonl").write_text((demo_dir / "sample" / "questions.jsonl").read_text())
+    (own_dir / "docs.json").write_text((demo_dir / "sample" / "docs.json").read_text())
+    own = cg.load_topics(own_dir)
+    assert [t.aer for t in aer + own] == [True, False] and [t.aer for t in cg.demo_topics()] == [True]
+    reasoner = cg.Reasoner.load()
+
+    def priors(answers):
+        return {a.explanation["priors"] for a in answers}
+
+    assert priors(reasoner.answer(aer)) == {"aer"} and priors(reasoner.answer(own)) == {"none"}
+    assert reasoner.priors_for(own) == "none" and cg.Reasoner.load(priors="aer").priors_for(own) == "aer"
+    own[0].topic_id = 2
+    with pytest.raises(ValueError, match="topics of AER data and your own topics together"):
+        list(reasoner.answer(aer + own))
+    assert priors(cg.Reasoner.load(priors="aer").answer(own)) == {"aer"}
+    assert priors(cg.Reasoner.load(priors="none").answer(aer)) == {"none"}
+    with pytest.raises(ValueError, match="priors must be 'auto' or one of 'aer', 'none', got 'bogus'"):
+        cg.Reasoner.load(priors="bogus")
 
 
 def test_bad_arguments_are_named():

@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         calibrations = load_calibrations(args.reader_calibration) if args.reader_calibration else None
         topics = load_data(data, split, args.topics)
         warn_without_documents(topics)
-        model, priors = args.model.resolve(), resolved_priors(args)
+        model, priors = args.model.resolve(), resolved_priors(args, topics)
         scorer, encoder = scorer_for(model, priors)
         cache = None if args.no_cache else AnalysisCache.open(args.cache_dir, encoder, reads_documents(scorer))
         readers = load_readers(args, data, split, topics)  # last: an LLM reader runs over every question

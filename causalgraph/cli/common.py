@@ -17,8 +17,8 @@ from pathlib import Path
 
 from ..config import DEFAULT_ENCODER, default_cache_dir
 from ..data import DataError
-from ..data.load import TopicIds, is_own_topics
-from ..data.records import MAX_TOPIC_DIGITS, escaped
+from ..data.load import TopicIds
+from ..data.records import MAX_TOPIC_DIGITS, Topic, escaped
 from ..experiments.inputs import cv_inputs as read_cv_inputs, shipped_bias
 from ..learn.crossval import TopicShape
 from ..readers.base import ReaderJudgements
@@ -26,6 +26,7 @@ from ..readers.llm import RESPONSE_FORMATS
 from ..readers.load import load_readers as read_readers
 from ..readers.scores import parse_reader_spec
 from ..reason.solve import MAX_CONSTANT, PRIORS, SWITCHABLE
+from ..run.batch import priors_for
 
 # How the commands were started, for their usage lines: `python -m causalgraph.answer` unless the
 # `causalgraph COMMAND` entry point (causalgraph/__main__.py) says otherwise.
@@ -101,11 +102,9 @@ def add_priors_option(parser: argparse.ArgumentParser) -> None:
                              "Default: aer for an AER data folder and --demo, none for your own topics (a topic folder or file)")
 
 
-def resolved_priors(args: argparse.Namespace) -> str:
-    """--priors, else its default for the input (see add_priors_option)."""
-    if args.priors:
-        return args.priors
-    return "none" if not args.demo and is_own_topics(args.data) else "aer"
+def resolved_priors(args: argparse.Namespace, topics: list[Topic]) -> str:
+    """--priors, else the one the topics were built for (see add_priors_option)."""
+    return args.priors or priors_for(topics)
 
 
 def add_reader_options(parser: argparse.ArgumentParser) -> None:

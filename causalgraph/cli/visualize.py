@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                                         f"({', '.join(str(t.topic_id) for t in topics[:10])}{', ...' if len(topics) > 10 else ''})")
         out = args.out or Path(f"topic{topics[0].topic_id}.html")
         check_outputs({"--out": out}, [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
-        priors = resolved_priors(args)
+        priors = resolved_priors(args, topics)
         scorer, encoder = load_scorer(args.model, priors)
         readers = load_readers(args, data, split, topics)
     except (DataError, OSError, ValueError, EndpointError) as err:

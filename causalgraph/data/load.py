@@ -253,13 +253,15 @@ def all_documents(root: str | os.PathLike) -> dict[int, tuple[str, list[Document
     return found
 
 
-def group_topics(questions: Iterable[Question], documents: dict[int, tuple[str, list[Document]]]) -> list[Topic]:
-    """Group questions by topic (sorted by id) and attach each topic's documents."""
+def group_topics(questions: Iterable[Question], documents: dict[int, tuple[str, list[Document]]],
+                 aer: bool) -> list[Topic]:
+    """Group questions by topic (sorted by id) and attach each topic's documents; `aer`: they come from an AER
+    data folder."""
     topics: dict[int, Topic] = {}
     for q in questions:
         if q.topic_id not in topics:
             title, docs = documents.get(q.topic_id, ("", []))
-            topics[q.topic_id] = Topic(q.topic_id, documents=list(docs), title=title)
+            topics[q.topic_id] = Topic(q.topic_id, documents=list(docs), title=title, aer=aer)
         topics[q.topic_id].questions.append(q)
     return [topics[t] for t in sorted(topics)]
 
@@ -298,7 +300,7 @@ def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | Topi
     questions = load_questions(path)
     if not questions:
         raise DataError(path, None, "no questions in the file")
-    return _only(group_topics(questions, all_documents(root)), topics, split_dir(root, split), f" in split {split}")
+    return _only(group_topics(questions, all_documents(root), aer=True), topics, split_dir(root, split), f" in split {split}")
 
 
 def _only(found: list[Topic], topics: Iterable[int] | TopicIds | None, where: Path, what: str) -> list[Topic]:
@@ -342,13 +344,6 @@ class TopicIds:
 
 TOPIC_FILE_SUFFIXES = (".json", ".yaml", ".yml")
 TOPIC_KEYS = ("topic_id", "topic", "questions", "documents")  # of a topic in a topic file
-
-
-def is_own_topics(path: str | os.PathLike) -> bool:
-    """Whether `path` is a user's own topics (a topic file, or a folder holding questions.jsonl itself) rather
-    than an AER data folder with splits."""
-    path = Path(path)
-    return path.is_file() or path.suffix in TOPIC_FILE_SUFFIXES or is_topic_folder(path)
 
 
 def is_topic_folder(path: str | os.PathLike) -> bool:
@@ -458,7 +453,7 @@ def load_data(path: str | os.PathLike, split: str | None = None,
         if unused:
             log.warning("%s: documents of topic%s %s, which no question of questions.jsonl is about; they are not "
                         "read", docs, "s" * (len(unused) > 1), id_ranges(unused, MOST_RUNS))
-        found = group_topics(questions, documents)
+        found = group_topics(questions, documents, aer=False)
     else:
         return load_split(path, split or "test", topics)
     return _only(found, topics, path, "")
@@ -505,4 +500,4 @@ def load_labelled(root: str | os.PathLike, evidence: bool = False) -> list[Topic
     if evidence:
         for tid, docs in load_train_evidence(root).items():
             documents.setdefault(tid, ("", docs))
-    return group_topics(questions, documents)
+    return group_topics(questions, documents, aer=True)

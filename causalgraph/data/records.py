@@ -61,12 +61,14 @@ class Question:
 
 @dataclass
 class Topic:
-    """All questions and documents that share a topic id."""
+    """All questions and documents that share a topic id; `aer`: the topic comes from an AER data folder, so it was
+    built the benchmark's way and its construction priors hold (a user's own topic was not)."""
 
     topic_id: int
     questions: list[Question] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
     title: str = ""
+    aer: bool = False
 
 
 def is_none_option(text: str) -> bool:

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Generator
+from typing import Generator, Iterable
 
 
 from ..analysis.analyse import ANALYSIS_STAGES, TopicAnalysis, analyse_topic
@@ -52,6 +52,16 @@ class Settings:
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))
                                   or not 0 < limit <= MAX_TIME_LIMIT):
             raise ValueError(f"time-limit must be a number of seconds above 0 and at most {MAX_TIME_LIMIT:g}, got {limit!r}")
+
+
+def priors_for(topics: Iterable[Topic]) -> str:
+    """The priors setting that the topics were built for: "aer" for topics of AER data, "none" for a user's own
+    (Topic.aer); ValueError for a mix of the two, whose answers would need both."""
+    kinds = {topic.aer for topic in topics}
+    if len(kinds) > 1:
+        raise ValueError("topics of AER data and your own topics together: the benchmark's construction priors hold "
+                         "for the first only; answer them apart, or choose priors='aer' or 'none'")
+    return "aer" if kinds == {True} else "none"
 
 
 @dataclass(frozen=True)
