@@ -8,7 +8,8 @@ the settled ones (the rules' labels) and when trained on the dev questions alone
 options against gold and as estimated without gold; fused: the structure alone, the reader alone, the best fixed
 weight by nested grouped CV, calibrated from the gold of the other folds' topics (`calibrate`) and the gold-free
 default; the scale, with every question judged, with one in six, and with every question judged but the estimate resting on one in six; shrinkage towards a fixed weight and variants of the estimate (measured, not shipped); the
-guard on small topics; several readers at once. The structure model comes from one place, `causalgraph.experiments.calibration.structure_edges`.
+guard on small topics; several readers at once; whether a reader answers every question, and a reader model conditioned on a
+non-empty answer (measured, not shipped). The structure model comes from one place, `causalgraph.experiments.calibration.structure_edges`.
 
     python benchmarks/real_readers.py --data ../shared/aer [--readers a,b] [--folds 5] [--repeats 10] [--sections ...]
 """
@@ -16,6 +17,7 @@ guard on small topics; several readers at once. The structure model comes from o
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import sys
 from collections import Counter
@@ -24,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
+from scipy.optimize import minimize
 from sklearn.metrics import roc_auc_score
 
 from labelled import print_table, run_benchmark
@@ -42,8 +45,9 @@ from causalgraph.learn.calibration import option_evidence
 from causalgraph.learn.crossval import FoldResult, TopicShape, bootstrap_interval
 from causalgraph.learn.scorer import edge_scores, load_scorer
 from causalgraph.readers.base import ReaderJudgements
-from causalgraph.readers.calibration import (DEPENDENCE, FALLBACK_WEIGHT, MIN_OPEN, PRIOR_PRECISION, SCALE,
-                                             estimate_without_gold, fit_with_gold, open_keys)
+from causalgraph.readers.calibration import (DEPENDENCE, FALLBACK_WEIGHT, MIN_OPEN, PRIOR_OPTIONS, PRIOR_PRECISION,
+                                             SCALE, TYPICAL, ReaderCalibration, estimate_without_gold, fit_with_gold,
+                                             open_keys, vote)
 from causalgraph.readers.scores import load_reader_scores
 from causalgraph.reason.settled import settled_options
 
@@ -62,8 +66,8 @@ COMBINATIONS = (
     ("deberta_v3_base_finetuned_on_train.probs", "gpt4o_zero_shot_no_docs"),
 )
 SHRINKS, TOWARDS = (0.25, 0.5, 0.75), (50, 75, 100)
-SECTIONS = ("regime", "reliability", "fused", "shrinkage", "variants", "scale", "partial", "guard", "several",
-            "test-shaped")
+SECTIONS = ("regime", "reliability", "fused", "shrinkage", "variants", "answer-sets", "scale", "partial", "guard",
+            "several", "test-shaped")
 VARIANT_SCALES = (1.0, 1.25, 1.5)
 SMALL_SIZES = (1, 5)
 RUN_SIZES = (1, 2, 4, 9)  # dev-only topics per run, each run calibrated on its own
@@ -77,7 +81,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=10, help="grouped CV repeated with these many seeds")
     parser.add_argument("--readers", help="comma-separated reader file stems (default: all)")
     parser.add_argument("--sections", default=",".join(SECTIONS),
-                        help=f"comma-separated, of {', '.join(SECTIONS)} (default: all; shrinkage and variants need fused)")
+                        help=f"comma-separated, of {', '.join(SECTIONS)} (default: all; shrinkage, variants and answer-sets need fused)")
     args = parser.parse_args()
     sections = args.sections.split(",")
     unknown = sorted(set(sections) - set(SECTIONS))
@@ -113,6 +117,8 @@ def main() -> None:
             shrinkage(repeats, untrained, trained, nested, bias, args.folds)
         if "variants" in sections:
             variants(repeats, untrained, nested, bias, args.folds)
+        if "answer-sets" in sections:
+            answer_sets(repeats, untrained, nested, bias, args.folds)
     if "scale" in sections:
         scales(repeats, untrained, bias, args.folds)
     if "partial" in sections:
@@ -415,8 +421,6 @@ def variants(repeats, untrained: dict, nested: dict[str, list[float]], bias: int
           "topics: each reader "
           "fitted on the gold of all the open options it is then scored on (a diagnostic, not a setting: the best "
           "a reliability estimate can do).\n")
-    print("| variant | scale | at or above | mean fused | mean difference | lowest difference | below |")
-    print("|---|---|---|---|---|---|---|")
     rows = [("the default (shipped)", without_gold, (SCALE,)), ("x-dependent", x_dependent, VARIANT_SCALES),
             ("structure recalibrated", recalibrated, VARIANT_SCALES),
             ("structure recalibrated, dependence on its log-odds",
@@ -425,6 +429,14 @@ def variants(repeats, untrained: dict, nested: dict[str, list[float]], bias: int
             ("structure recalibrated, free dependence",
              lambda readers, runs, scale: recalibrated(readers, runs, scale, None), VARIANT_SCALES),
             ("gold of the answered topics (diagnostic)", own_gold, VARIANT_SCALES)]
+    variant_table(rows, repeats, untrained, nested, bias, folds)
+
+
+def variant_table(rows, repeats, untrained: dict, nested: dict[str, list[float]], bias: int, folds: int) -> None:
+    """Each (name, setting maker, scales) of `rows` against each reader's nested fixed weight, means over the
+    repeats."""
+    print("| variant | scale | at or above | mean fused | mean difference | lowest difference | below |")
+    print("|---|---|---|---|---|---|---|")
     for name, make, scales in rows:
         for scale in scales:
             means = [np.mean([fused_scores(runs, make([reader], runs, scale), bias, folds)[0].mean() for runs in repeats])
@@ -434,6 +446,133 @@ def variants(repeats, untrained: dict, nested: dict[str, list[float]], bias: int
                   f"{np.mean(diffs):+.4f} | {min(diffs):+.4f} | "
                   f"{', '.join(s for s, d in zip(untrained, diffs) if d < -1e-9) or 'none'} |", flush=True)
     print()
+
+
+def answer_sets(repeats, untrained: dict, nested: dict[str, list[float]], bias: int, folds: int) -> None:
+    print("## A reader answers every question (measured, not shipped)\n")
+    print("The EM's reader model takes a reader's votes on a question's options as independent given the labels. On "
+          "the dev-only topics' questions whose real options are all open and judged (first repeat): the share the "
+          "reader answers with no option, against the share that model predicts (labels drawn from the structure "
+          "probabilities, at least one of them a cause), fitted without gold (the default) and with gold. Then a "
+          "reader model conditioned on a non-empty answer (the same votes, then at least one yes in such a "
+          f"question; dependence held at {DEPENDENCE}), fitted by the exact likelihood over each question's label "
+          "sets, without gold (the structure probabilities as the labels' prior) and with gold: the sensitivity "
+          "and specificity of its votes before the condition, averaged over the gold causes and other options "
+          "alike for both fits.\n")
+    (pieces, edges), = repeats[0]
+    prior, settled = option_evidence(pieces, edges)
+    labels = gold_of(repeats[0])
+    print("| reader | questions | answered with no option | predicted, no gold | predicted, gold | conditioned, no "
+          "gold: sens / spec | conditioned, gold: sens / spec |")
+    print("|---|---|---|---|---|---|---|")
+    for stem, reader in untrained.items():
+        sets = AnswerSets(prior, settled, reader)
+        free, gold = estimate_without_gold([reader], prior, settled)[0], fit_with_gold(reader, labels, prior, settled,
+                                                                                       min_open=0)
+        weights = np.array([float(labels[k]) for k in sets.keys])
+        fits = [sets.rates(sets.fit(given), weights) for given in (None, labels)]
+        print(f"| {stem} | {len(sets.no_answer)} | {sets.no_answer.mean():.3f} | {sets.predicted_no_answer(free):.3f} | "
+              f"{sets.predicted_no_answer(gold):.3f} | " + " | ".join(f"{a:.2f} / {b:.2f}" for a, b in fits) + " |",
+              flush=True)
+    print("\nThe conditioned fit without gold, fused as the default fuses its estimate (a yes carries log(sens / (1 - "
+          "spec)), a no log((1 - sens) / spec), the rates averaged over the open options weighted by the structure "
+          "probabilities), against each reader's nested fixed weight:\n")
+    variant_table([("conditioned on a non-empty answer", conditioned, VARIANT_SCALES)], repeats, untrained, nested,
+                  bias, folds)
+
+
+class AnswerSets:
+    """A reader's votes on the open options it judged: by question where all of a question's real options are open
+    and judged (the reader answered it, so at least one yes), one by one elsewhere."""
+
+    def __init__(self, prior, settled, reader):
+        by_question: dict[str, list] = {}
+        for key in open_keys(reader, prior, settled):
+            by_question.setdefault(key[0], []).append(key)
+        offered, touched = Counter(q for q, _ in prior), {q for q, _ in settled}
+        whole = {q: ks for q, ks in by_question.items() if q not in touched and len(ks) == offered[q]}
+        self.single = [k for q, ks in by_question.items() if q not in whole for k in ks]
+        self.groups = []  # per number of options: structure log-odds and votes, a question a row
+        for m in sorted({len(ks) for ks in whole.values()}):
+            rows = [ks for ks in whole.values() if len(ks) == m]
+            self.groups.append(([k for ks in rows for k in ks],
+                                np.array([[_log_odds(prior[k]) for k in ks] for ks in rows]),
+                                np.array([[vote(reader.judgements[k]) > 0.5 for k in ks] for ks in rows])))
+        self.keys = [k for ks, _, _ in self.groups for k in ks] + self.single
+        self.x = np.array([_log_odds(prior[k]) for k in self.single])
+        self.v = np.array([vote(reader.judgements[k]) > 0.5 for k in self.single], bool)
+        self.no_answer = np.concatenate([~v.any(1) for _, _, v in self.groups]) if self.groups else np.zeros(0)
+        self.all_x = np.concatenate([x.ravel() for _, x, _ in self.groups] + [self.x])  # in `keys` order
+
+    def predicted_no_answer(self, cal) -> float:
+        """The share of the whole questions answered with no option under `cal`'s per-option model, the labels
+        drawn from the structure probabilities and at least one a cause."""
+        shares = []
+        for _, x, _ in self.groups:
+            p = 1 / (1 + np.exp(-x))
+            no1, no0 = 1 - 1 / (1 + np.exp(-(cal.cause + cal.dependence * x))), 1 - 1 / (1 + np.exp(-(cal.other + cal.dependence * x)))
+            none = (1 - p).prod(1)
+            shares.append(((p * no1 + (1 - p) * no0).prod(1) - ((1 - p) * no0).prod(1)) / (1 - none))
+        return float(np.concatenate(shares).mean())
+
+    def log_likelihood(self, theta, labels=None) -> float:
+        """log P(votes) (with `labels`: log P(votes | labels)) under the conditioned model of (cause, other)."""
+        cause, other = theta
+        total = PRIOR_OPTIONS * (TYPICAL[0] * _log_sigmoid(cause) + (1 - TYPICAL[0]) * _log_sigmoid(-cause)
+                                 + TYPICAL[1] * _log_sigmoid(other) + (1 - TYPICAL[1]) * _log_sigmoid(-other))
+        for keys, x, v in self.groups:
+            m = x.shape[1]
+            S = np.array(list(itertools.product([False, True], repeat=m)))[None]  # every label set
+            a, b = cause + DEPENDENCE * x[:, None], other + DEPENDENCE * x[:, None]
+            vote_ll = np.where(S, np.where(v[:, None], _log_sigmoid(a), _log_sigmoid(-a)),
+                               np.where(v[:, None], _log_sigmoid(b), _log_sigmoid(-b))).sum(2)
+            no_yes = np.where(S, _log_sigmoid(-a), _log_sigmoid(-b)).sum(2)
+            vote_ll -= np.log(-np.expm1(np.minimum(no_yes, -1e-12)))  # conditioned on at least one yes
+            if labels is not None:
+                y = np.array([labels[k] for k in keys]).reshape(x.shape)
+                total += vote_ll[(S == y[:, None]).all(2)].sum()
+                continue
+            log_prior = np.where(S, _log_sigmoid(x[:, None]), _log_sigmoid(-x[:, None])).sum(2)
+            log_prior[:, 0] = -np.inf  # a question has a cause
+            total += (np.logaddexp.reduce(log_prior + vote_ll, 1) - np.logaddexp.reduce(log_prior, 1)).sum()
+        a, b = cause + DEPENDENCE * self.x, other + DEPENDENCE * self.x
+        one, zero = np.where(self.v, _log_sigmoid(a), _log_sigmoid(-a)), np.where(self.v, _log_sigmoid(b), _log_sigmoid(-b))
+        if labels is not None:
+            y = np.array([labels[k] for k in self.single], bool)
+            return float(total + np.where(y, one, zero).sum())
+        return float(total + np.logaddexp(_log_sigmoid(self.x) + one, _log_sigmoid(-self.x) + zero).sum())
+
+    def fit(self, labels=None) -> tuple[float, float]:
+        """The (cause, other) of the highest likelihood (with the typical reader's pseudo-votes)."""
+        start = [np.log(TYPICAL[0] / (1 - TYPICAL[0])), np.log(TYPICAL[1] / (1 - TYPICAL[1]))]
+        return tuple(minimize(lambda t: -self.log_likelihood(t, labels), start, method="Nelder-Mead").x)
+
+    def rates(self, theta, weights: np.ndarray) -> tuple[float, float]:
+        """Sensitivity and specificity of the votes before the condition, averaged over the options (in `keys`
+        order) with weight `weights` on being a cause."""
+        x = self.all_x
+        yes1, yes0 = 1 / (1 + np.exp(-(theta[0] + DEPENDENCE * x))), 1 / (1 + np.exp(-(theta[1] + DEPENDENCE * x)))
+        return float((weights * yes1).sum() / weights.sum()), float(((1 - weights) * (1 - yes0)).sum() / (1 - weights).sum())
+
+
+def _log_sigmoid(z):
+    return -np.logaddexp(0, -z)
+
+
+def conditioned(readers, runs, scale: float):
+    """The reader model conditioned on a non-empty answer, fitted without gold, its rates (weighted by the
+    structure probabilities) fused as the default's are."""
+    def weighed(analyses, edges, known):
+        prior, settled = known or option_evidence(analyses, edges)
+        out = []
+        for reader in readers:
+            sets = AnswerSets(prior, settled, reader)
+            cause, other = sets.fit()
+            sens, spec = sets.rates((cause, other), 1 / (1 + np.exp(-sets.all_x)))
+            out.append(ReaderCalibration(reader.reader, "answers", "conditioned on a non-empty answer", len(sets.keys),
+                                         cause, other, sensitivity=sens, specificity=spec, scale=scale).apply(reader))
+        return tuple(out)
+    return per_run(runs, weighed)
 
 
 def x_dependent(readers, runs, scale: float):
