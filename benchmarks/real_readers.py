@@ -455,7 +455,7 @@ def answer_sets(repeats, untrained: dict, nested: dict[str, list[float]], bias: 
           "reader answers with no option, against the share that model predicts (labels drawn from the structure "
           "probabilities, at least one of them a cause), fitted without gold (the default) and with gold. Then a "
           "reader model conditioned on a non-empty answer (the same votes, then at least one yes in such a "
-          f"question; dependence held at {DEPENDENCE}), fitted by the exact likelihood over each question's label "
+          f"question, those it answered with no option taken one option at a time; dependence held at {DEPENDENCE}), fitted by the exact likelihood over each question's label "
           "sets, without gold (the structure probabilities as the labels' prior) and with gold: the sensitivity "
           "and specificity of its votes before the condition, averaged over the gold causes and other options "
           "alike for both fits.\n")
@@ -483,32 +483,38 @@ def answer_sets(repeats, untrained: dict, nested: dict[str, list[float]], bias: 
 
 class AnswerSets:
     """A reader's votes on the open options it judged: by question where all of a question's real options are open
-    and judged (the reader answered it, so at least one yes), one by one elsewhere."""
+    and judged and it voted yes to one at least (a reader answers every question), one by one elsewhere. The
+    questions whose real options are all open and judged are also kept whole for how often the reader answered
+    them with no option (`no_answer`, `predicted_no_answer`)."""
 
     def __init__(self, prior, settled, reader):
         by_question: dict[str, list] = {}
         for key in open_keys(reader, prior, settled):
             by_question.setdefault(key[0], []).append(key)
         offered, touched = Counter(q for q, _ in prior), {q for q, _ in settled}
-        whole = {q: ks for q, ks in by_question.items() if q not in touched and len(ks) == offered[q]}
-        self.single = [k for q, ks in by_question.items() if q not in whole for k in ks]
-        self.groups = []  # per number of options: structure log-odds and votes, a question a row
-        for m in sorted({len(ks) for ks in whole.values()}):
-            rows = [ks for ks in whole.values() if len(ks) == m]
-            self.groups.append(([k for ks in rows for k in ks],
-                                np.array([[_log_odds(prior[k]) for k in ks] for ks in rows]),
-                                np.array([[vote(reader.judgements[k]) > 0.5 for k in ks] for ks in rows])))
+        whole = [ks for q, ks in by_question.items() if q not in touched and len(ks) == offered[q]]
+        votes = {k: vote(reader.judgements[k]) > 0.5 for ks in by_question.values() for k in ks}
+        self.no_answer = np.array([not any(votes[k] for k in ks) for ks in whole])
+        self.whole_x = [np.array([[_log_odds(prior[k]) for k in ks] for ks in whole if len(ks) == m])
+                        for m in sorted({len(ks) for ks in whole})]
+        answered = [ks for ks in whole if any(votes[k] for k in ks)]
+        kept = {ks[0][0] for ks in answered}
+        self.single = [k for q, ks in by_question.items() if q not in kept for k in ks]
+        self.groups = []  # per number of options: keys, structure log-odds and votes, a question a row
+        for m in sorted({len(ks) for ks in answered}):
+            rows = [ks for ks in answered if len(ks) == m]
+            self.groups.append(([k for ks in rows for k in ks], np.array([[_log_odds(prior[k]) for k in ks] for ks in rows]),
+                                np.array([[votes[k] for k in ks] for ks in rows])))
         self.keys = [k for ks, _, _ in self.groups for k in ks] + self.single
         self.x = np.array([_log_odds(prior[k]) for k in self.single])
-        self.v = np.array([vote(reader.judgements[k]) > 0.5 for k in self.single], bool)
-        self.no_answer = np.concatenate([~v.any(1) for _, _, v in self.groups]) if self.groups else np.zeros(0)
+        self.v = np.array([votes[k] for k in self.single], bool)
         self.all_x = np.concatenate([x.ravel() for _, x, _ in self.groups] + [self.x])  # in `keys` order
 
     def predicted_no_answer(self, cal) -> float:
         """The share of the whole questions answered with no option under `cal`'s per-option model, the labels
         drawn from the structure probabilities and at least one a cause."""
         shares = []
-        for _, x, _ in self.groups:
+        for x in self.whole_x:
             p = 1 / (1 + np.exp(-x))
             no1, no0 = 1 - 1 / (1 + np.exp(-(cal.cause + cal.dependence * x))), 1 - 1 / (1 + np.exp(-(cal.other + cal.dependence * x)))
             none = (1 - p).prod(1)

@@ -62,7 +62,7 @@ class Reasoner:
     reader_objects: tuple[Reader, ...] = ()
     reader_weight: int | None = None
     calibrations: Mapping[str, ReaderCalibration] | None = None
-    priors: str = AUTO  # "aer", "none", or AUTO: per call to answer(), the one the topics were built for
+    auto_priors: bool = False  # each call to answer() takes the priors setting its topics were built for
 
     @classmethod
     def load(cls, model: str | os.PathLike = DEFAULT_MODEL, without: Iterable[str] = (),
@@ -95,7 +95,8 @@ class Reasoner:
             raise ValueError(f"priors must be {AUTO!r} or one of {', '.join(map(repr, PRIORS))}, got {priors!r}")
         model = Path(model).resolve()
         for setting in PRIORS if priors == AUTO else (priors,):
-            scorer, encoder = scorer_for(model, setting)  # every setting it may answer with loads, or ValueError
+            scorer_for(model, setting)  # every setting it may answer with loads, or ValueError
+        scorer, encoder = scorer_for(model, "aer" if priors == AUTO else priors)
         cache = None if cache_dir is None else AnalysisCache.open(Path(cache_dir), encoder, reads_documents(scorer))
         judged = tuple(r for r in readers if isinstance(r, ReaderJudgements))
         objects = tuple(r for r in readers if not isinstance(r, ReaderJudgements))
@@ -106,17 +107,24 @@ class Reasoner:
                             priors="aer" if priors == AUTO else priors)
         calibrations = (load_calibrations(reader_calibration) if isinstance(reader_calibration, (str, os.PathLike))
                         else reader_calibration)
-        return cls(settings, objects, reader_weight, calibrations, priors)
+        return cls(settings, objects, reader_weight, calibrations, priors == AUTO)
 
-    def priors_for(self, topics: Iterable[Topic]) -> str:
-        """The priors setting these topics are answered with: the one given to `load`, or under "auto" the one
-        they were built for (ValueError for topics of AER data and your own together)."""
-        return priors_for(topics) if self.priors == AUTO else self.priors
+    def settings_for(self, topics: Iterable[Topic]) -> Settings:
+        """What these topics are answered with: `settings`, or with `auto_priors` the priors setting they were
+        built for (ValueError for topics of AER data and your own together), with a cache for its scorer."""
+        if not self.auto_priors:
+            return self.settings
+        settings = replace(self.settings, priors=priors_for(topics))
+        scorer, encoder = scorer_for(settings.model, settings.priors)
+        cache = settings.cache
+        if cache is not None and (cache.encoder, cache.documents) != (encoder, reads_documents(scorer)):
+            settings = replace(settings, cache=AnalysisCache.open(cache.root, encoder, reads_documents(scorer)))
+        return settings
 
     @property
     def scorer(self) -> Scorer:
-        """The edge scorer of `settings.priors` ("aer" under "auto"): P(E directly caused T) of every candidate
-        edge."""
+        """The edge scorer of `settings.priors` (with `auto_priors`, "aer" until `settings_for` picks): P(E
+        directly caused T) of every candidate edge."""
         return scorer_for(self.settings.model, self.settings.priors)[0]
 
     @property
@@ -133,7 +141,7 @@ class Reasoner:
         Like `answer`, it warns (logging, logger `causalgraph.api`) when small topics are answered without a reader."""
         topics = list(topics)
         warn_without_documents(topics)
-        settings = replace(self.settings, priors=self.priors_for(topics))
+        settings = self.settings_for(topics)
         if self.reader_objects:
             judged = tuple(reader.judge(topics, progress=False) for reader in self.reader_objects)
             settings = replace(settings, readers=settings.readers + judged)
@@ -143,7 +151,8 @@ class Reasoner:
         else:
             calibrations = None
         settings = calibrated_settings(topics, settings, self.reader_weight, calibrations)
-        if thin := thin_topics(topics, bool(settings.readers), self.reads_documents)[1]:
+        documents = reads_documents(scorer_for(settings.model, settings.priors)[0])
+        if thin := thin_topics(topics, bool(settings.readers), documents)[1]:
             log.warning(thin)
         with closing(answer_topics(topics, settings, workers)) as outcomes:
             for topic, outcome in zip(topics, outcomes):

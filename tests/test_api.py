@@ -5,6 +5,7 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -66,7 +67,8 @@ def test_answers_match_the_answer_command(tmp_path, demo_dir):
 
 def test_it_reads_the_documents_only_where_the_scorer_uses_them(monkeypatch, tmp_path):
     import causalgraph.analysis.analyse as analyse
-    from causalgraph.learn.scorer import dump_scorer
+    from causalgraph.config import DEFAULT_MODEL
+    from causalgraph.learn.scorer import dump_scorer, load_scorer
 
     read, real = [], analyse.read_documents
     monkeypatch.setattr(analyse, "read_documents", lambda documents: read.append(list(documents)) or real(documents))
@@ -81,6 +83,12 @@ def test_it_reads_the_documents_only_where_the_scorer_uses_them(monkeypatch, tmp
     reasoner = cg.Reasoner.load(model=structure, priors="aer")
     assert not reasoner.reads_documents and len(list(reasoner.answer([topic]))) == len(topic.questions)
     assert read == [[]]
+    mixed = tmp_path / "mixed.joblib"  # "aer" reads no document and "none" does: the cache follows the setting
+    none = load_scorer(DEFAULT_MODEL, "none")[0]
+    mixed.write_bytes(dump_scorer({"aer": cg.Reasoner.load().scorer.structure, "none": none}, "all-MiniLM-L6-v2"))
+    reasoner = cg.Reasoner.load(model=mixed, cache_dir=tmp_path / "cache")
+    for given, priors in (([replace(topic, aer=False)], "none"), ([topic], "aer")):
+        assert {a.explanation["priors"] for a in reasoner.answer(given)} == {priors}
 
 
 class CertainReader:
@@ -124,7 +132,8 @@ def test_the_priors_follow_the_topics_unless_chosen(tmp_path, demo_dir):
         return {a.explanation["priors"] for a in answers}
 
     assert priors(reasoner.answer(aer)) == {"aer"} and priors(reasoner.answer(own)) == {"none"}
-    assert reasoner.priors_for(own) == "none" and cg.Reasoner.load(priors="aer").priors_for(own) == "aer"
+    assert reasoner.settings_for(own).priors == "none" and cg.Reasoner.load(priors="aer").settings_for(own).priors == "aer"
+    assert cg.Reasoner(reasoner.settings).settings_for(own).priors == "aer"  # built by hand: its settings hold
     own[0].topic_id = 2
     with pytest.raises(ValueError, match="topics of AER data and your own topics together"):
         list(reasoner.answer(aer + own))
