@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 from scipy.optimize import minimize
+from scipy.special import expit, log_expit, logit
 from sklearn.metrics import roc_auc_score
 
 from labelled import print_table, run_benchmark
@@ -495,16 +496,11 @@ class AnswerSets:
         whole = [ks for q, ks in by_question.items() if q not in touched and len(ks) == offered[q]]
         votes = {k: vote(reader.judgements[k]) > 0.5 for ks in by_question.values() for k in ks}
         self.no_answer = np.array([not any(votes[k] for k in ks) for ks in whole])
-        self.whole_x = [np.array([[_log_odds(prior[k]) for k in ks] for ks in whole if len(ks) == m])
-                        for m in sorted({len(ks) for ks in whole})]
+        self.whole_x = [x for _, x, _ in _by_size(whole, prior, votes)]
         answered = [ks for ks in whole if any(votes[k] for k in ks)]
         kept = {ks[0][0] for ks in answered}
         self.single = [k for q, ks in by_question.items() if q not in kept for k in ks]
-        self.groups = []  # per number of options: keys, structure log-odds and votes, a question a row
-        for m in sorted({len(ks) for ks in answered}):
-            rows = [ks for ks in answered if len(ks) == m]
-            self.groups.append(([k for ks in rows for k in ks], np.array([[_log_odds(prior[k]) for k in ks] for ks in rows]),
-                                np.array([[votes[k] for k in ks] for ks in rows])))
+        self.groups = _by_size(answered, prior, votes)
         self.keys = [k for ks, _, _ in self.groups for k in ks] + self.single
         self.x = np.array([_log_odds(prior[k]) for k in self.single])
         self.v = np.array([votes[k] for k in self.single], bool)
@@ -515,8 +511,8 @@ class AnswerSets:
         drawn from the structure probabilities and at least one a cause."""
         shares = []
         for x in self.whole_x:
-            p = 1 / (1 + np.exp(-x))
-            no1, no0 = 1 - 1 / (1 + np.exp(-(cal.cause + cal.dependence * x))), 1 - 1 / (1 + np.exp(-(cal.other + cal.dependence * x)))
+            p = expit(x)
+            no1, no0 = expit(-(cal.cause + cal.dependence * x)), expit(-(cal.other + cal.dependence * x))
             none = (1 - p).prod(1)
             shares.append(((p * no1 + (1 - p) * no0).prod(1) - ((1 - p) * no0).prod(1)) / (1 - none))
         return float(np.concatenate(shares).mean())
@@ -524,45 +520,51 @@ class AnswerSets:
     def log_likelihood(self, theta, labels=None) -> float:
         """log P(votes) (with `labels`: log P(votes | labels)) under the conditioned model of (cause, other)."""
         cause, other = theta
-        total = PRIOR_OPTIONS * (TYPICAL[0] * _log_sigmoid(cause) + (1 - TYPICAL[0]) * _log_sigmoid(-cause)
-                                 + TYPICAL[1] * _log_sigmoid(other) + (1 - TYPICAL[1]) * _log_sigmoid(-other))
+        total = PRIOR_OPTIONS * (TYPICAL[0] * log_expit(cause) + (1 - TYPICAL[0]) * log_expit(-cause)
+                                 + TYPICAL[1] * log_expit(other) + (1 - TYPICAL[1]) * log_expit(-other))
         for keys, x, v in self.groups:
             m = x.shape[1]
             S = np.array(list(itertools.product([False, True], repeat=m)))[None]  # every label set
             a, b = cause + DEPENDENCE * x[:, None], other + DEPENDENCE * x[:, None]
-            vote_ll = np.where(S, np.where(v[:, None], _log_sigmoid(a), _log_sigmoid(-a)),
-                               np.where(v[:, None], _log_sigmoid(b), _log_sigmoid(-b))).sum(2)
-            no_yes = np.where(S, _log_sigmoid(-a), _log_sigmoid(-b)).sum(2)
+            vote_ll = np.where(S, np.where(v[:, None], log_expit(a), log_expit(-a)),
+                               np.where(v[:, None], log_expit(b), log_expit(-b))).sum(2)
+            no_yes = np.where(S, log_expit(-a), log_expit(-b)).sum(2)
             vote_ll -= np.log(-np.expm1(np.minimum(no_yes, -1e-12)))  # conditioned on at least one yes
             if labels is not None:
                 y = np.array([labels[k] for k in keys]).reshape(x.shape)
                 total += vote_ll[(S == y[:, None]).all(2)].sum()
                 continue
-            log_prior = np.where(S, _log_sigmoid(x[:, None]), _log_sigmoid(-x[:, None])).sum(2)
+            log_prior = np.where(S, log_expit(x[:, None]), log_expit(-x[:, None])).sum(2)
             log_prior[:, 0] = -np.inf  # a question has a cause
             total += (np.logaddexp.reduce(log_prior + vote_ll, 1) - np.logaddexp.reduce(log_prior, 1)).sum()
         a, b = cause + DEPENDENCE * self.x, other + DEPENDENCE * self.x
-        one, zero = np.where(self.v, _log_sigmoid(a), _log_sigmoid(-a)), np.where(self.v, _log_sigmoid(b), _log_sigmoid(-b))
+        one, zero = np.where(self.v, log_expit(a), log_expit(-a)), np.where(self.v, log_expit(b), log_expit(-b))
         if labels is not None:
             y = np.array([labels[k] for k in self.single], bool)
             return float(total + np.where(y, one, zero).sum())
-        return float(total + np.logaddexp(_log_sigmoid(self.x) + one, _log_sigmoid(-self.x) + zero).sum())
+        return float(total + np.logaddexp(log_expit(self.x) + one, log_expit(-self.x) + zero).sum())
 
     def fit(self, labels=None) -> tuple[float, float]:
         """The (cause, other) of the highest likelihood (with the typical reader's pseudo-votes)."""
-        start = [np.log(TYPICAL[0] / (1 - TYPICAL[0])), np.log(TYPICAL[1] / (1 - TYPICAL[1]))]
+        start = logit(TYPICAL)
         return tuple(minimize(lambda t: -self.log_likelihood(t, labels), start, method="Nelder-Mead").x)
 
     def rates(self, theta, weights: np.ndarray) -> tuple[float, float]:
         """Sensitivity and specificity of the votes before the condition, averaged over the options (in `keys`
         order) with weight `weights` on being a cause."""
-        x = self.all_x
-        yes1, yes0 = 1 / (1 + np.exp(-(theta[0] + DEPENDENCE * x))), 1 / (1 + np.exp(-(theta[1] + DEPENDENCE * x)))
+        yes1, yes0 = expit(theta[0] + DEPENDENCE * self.all_x), expit(theta[1] + DEPENDENCE * self.all_x)
         return float((weights * yes1).sum() / weights.sum()), float(((1 - weights) * (1 - yes0)).sum() / (1 - weights).sum())
 
 
-def _log_sigmoid(z):
-    return -np.logaddexp(0, -z)
+def _by_size(questions, prior, votes) -> list[tuple[list, np.ndarray, np.ndarray]]:
+    """Questions (each a list of option keys) grouped by their number of options: the keys, and the structure
+    log-odds and votes with a question a row."""
+    groups = []
+    for m in sorted({len(ks) for ks in questions}):
+        rows = [ks for ks in questions if len(ks) == m]
+        groups.append(([k for ks in rows for k in ks], np.array([[_log_odds(prior[k]) for k in ks] for ks in rows]),
+                       np.array([[votes[k] for k in ks] for ks in rows])))
+    return groups
 
 
 def conditioned(readers, runs, scale: float):
@@ -574,7 +576,7 @@ def conditioned(readers, runs, scale: float):
         for reader in readers:
             sets = AnswerSets(prior, settled, reader)
             cause, other = sets.fit()
-            sens, spec = sets.rates((cause, other), 1 / (1 + np.exp(-sets.all_x)))
+            sens, spec = sets.rates((cause, other), expit(sets.all_x))
             out.append(ReaderCalibration(reader.reader, "answers", "conditioned on a non-empty answer", len(sets.keys),
                                          cause, other, sensitivity=sens, specificity=spec, scale=scale).apply(reader))
         return tuple(out)

@@ -93,18 +93,17 @@ class Reasoner:
             raise ValueError(f"unknown rule group {unknown[0]!r}; choose from {', '.join(SWITCHABLE)}")
         if priors != AUTO and priors not in PRIORS:
             raise ValueError(f"priors must be {AUTO!r} or one of {', '.join(map(repr, PRIORS))}, got {priors!r}")
-        model = Path(model).resolve()
-        for setting in PRIORS if priors == AUTO else (priors,):
-            scorer_for(model, setting)  # every setting it may answer with loads, or ValueError
-        scorer, encoder = scorer_for(model, "aer" if priors == AUTO else priors)
+        model, setting = Path(model).resolve(), "aer" if priors == AUTO else priors  # "aer" until answer() picks
+        for each in PRIORS if priors == AUTO else (priors,):
+            scorer_for(model, each)  # every setting it may answer with loads, or ValueError
+        scorer, encoder = scorer_for(model, setting)
         cache = None if cache_dir is None else AnalysisCache.open(Path(cache_dir), encoder, reads_documents(scorer))
         judged = tuple(r for r in readers if isinstance(r, ReaderJudgements))
         objects = tuple(r for r in readers if not isinstance(r, ReaderJudgements))
         for reader in objects:
             if not callable(getattr(reader, "judge", None)):
                 raise TypeError(f"a reader is ReaderJudgements or has a judge(topics) method, got {type(reader).__name__}")
-        settings = Settings(model, without, params or SolverParams(), time_limit, cache, judged,
-                            priors="aer" if priors == AUTO else priors)
+        settings = Settings(model, without, params or SolverParams(), time_limit, cache, judged, priors=setting)
         calibrations = (load_calibrations(reader_calibration) if isinstance(reader_calibration, (str, os.PathLike))
                         else reader_calibration)
         return cls(settings, objects, reader_weight, calibrations, priors == AUTO)
