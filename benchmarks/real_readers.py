@@ -23,6 +23,7 @@ import sys
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -46,9 +47,10 @@ from causalgraph.learn.calibration import option_evidence
 from causalgraph.learn.crossval import FoldResult, TopicShape, bootstrap_interval
 from causalgraph.learn.scorer import edge_scores, load_scorer
 from causalgraph.readers.base import ReaderJudgements
+import causalgraph.readers.calibration as reader_calibration
 from causalgraph.readers.calibration import (DEPENDENCE, FALLBACK_WEIGHT, MIN_OPEN, PRIOR_OPTIONS, PRIOR_PRECISION,
                                              SCALE, TYPICAL, ReaderCalibration, estimate_without_gold, fit_with_gold,
-                                             open_keys, vote)
+                                             open_keys, relative_log_odds, vote)
 from causalgraph.readers.scores import load_reader_scores
 from causalgraph.reason.settled import settled_options
 
@@ -72,6 +74,7 @@ SECTIONS = ("regime", "reliability", "fused", "shrinkage", "variants", "answer-s
 VARIANT_SCALES = (1.0, 1.25, 1.5)
 SMALL_SIZES = (1, 5)
 RUN_SIZES = (1, 2, 4, 9)  # dev-only topics per run, each run calibrated on its own
+PREVIOUS_DEPENDENCE = 0.38  # the previous reader model's dependence, on the structure log-odds themselves
 PARTS = 6  # the partially judged topics: each question judged in one of this many passes, as in test-shaped copies
 
 
@@ -218,13 +221,15 @@ def log_odds_fit(x, y) -> tuple[float, float, int]:
 def reliability(repeats, untrained: dict, trained: dict) -> None:
     print("## Reliability on the open options\n")
     print("Gold: the reader's sensitivity and specificity on the open options (a probability above one half is a "
-          "yes) and the dependence fitted with them; no gold: the default EM, the dependence held at "
-          f"{DEPENDENCE}, the same EM with the dependence at 0 (readers erring apart from the structure model), and "
-          "the default EM on structure probabilities recalibrated against these options' gold (a diagnostic, not a "
-          "setting: a logistic map of their log-odds).\n")
-    print("| reader | open options | gold sens / spec | gold dependence | no gold sens / spec | no gold, independent "
-          "sens / spec | no gold, structure recalibrated (diagnostic) sens / spec |")
-    print("|---|---|---|---|---|---|---|")
+          "yes) and the dependence on the relative structure log-odds fitted with them; no gold: the default EM, the "
+          f"dependence held at {DEPENDENCE}, the previous default (the dependence on the structure log-odds "
+          f"themselves, held at {PREVIOUS_DEPENDENCE}), the same EM with the dependence at 0 (readers erring apart "
+          "from the structure model), and the default EM on structure probabilities recalibrated against these "
+          "options' gold (a diagnostic, not a setting: a logistic map of their log-odds).\n")
+    print("| reader | open options | gold sens / spec | gold dependence | no gold sens / spec | no gold, previous "
+          "default sens / spec | no gold, independent sens / spec | no gold, structure recalibrated (diagnostic) "
+          "sens / spec |")
+    print("|---|---|---|---|---|---|---|---|")
     dependences = []
     for group in (untrained, trained):
         for stem, reader in group.items():
@@ -235,15 +240,18 @@ def reliability(repeats, untrained: dict, trained: dict) -> None:
                 labels = gold_of(runs)
                 gold = fit_with_gold(reader, labels, prior, settled, min_open=0)
                 (free,) = estimate_without_gold([reader], prior, settled)
+                with on_log_odds():
+                    (previous,) = estimate_without_gold([reader], prior, settled, dependence=PREVIOUS_DEPENDENCE)
                 (independent,) = estimate_without_gold([reader], prior, settled, dependence=0.0)
                 (mapped,) = estimate_without_gold([reader], recalibrated_prior(prior, settled, labels), settled)
-                rows.append([gold.dependence, free.sensitivity, free.specificity, independent.sensitivity,
-                             independent.specificity, mapped.sensitivity, mapped.specificity])
-            g, fs, fp, s0, p0, ms, mp = np.mean(rows, axis=0)
+                rows.append([gold.dependence, free.sensitivity, free.specificity, previous.sensitivity,
+                             previous.specificity, independent.sensitivity, independent.specificity,
+                             mapped.sensitivity, mapped.specificity])
+            g, fs, fp, ps, pp, s0, p0, ms, mp = np.mean(rows, axis=0)
             if group is untrained:
                 dependences.append(g)
-            print(f"| {stem} | {n} | {sens:.2f} / {spec:.2f} | {g:+.2f} | {fs:.2f} / {fp:.2f} | {s0:.2f} / {p0:.2f} | "
-                  f"{ms:.2f} / {mp:.2f} |", flush=True)
+            print(f"| {stem} | {n} | {sens:.2f} / {spec:.2f} | {g:+.2f} | {fs:.2f} / {fp:.2f} | {ps:.2f} / {pp:.2f} | "
+                  f"{s0:.2f} / {p0:.2f} | {ms:.2f} / {mp:.2f} |", flush=True)
     print(f"\nDependence fitted with gold, mean over the readers not trained on train: {np.mean(dependences):.2f} "
           f"(shipped: DEPENDENCE = {DEPENDENCE})\n")
 
@@ -410,7 +418,7 @@ def variants(repeats, untrained: dict, nested: dict[str, list[float]], bias: int
     print("## Variants of the gold-free estimate (measured, not shipped)\n")
     print("Each variant at several scales, against each reader's nested fixed weight (readers not trained on train), "
           "means over the repeats. x-dependent: each judgement carries the model's log-likelihood ratio at its "
-          "option's structure log-odds instead of the ratio of the mean sensitivity and specificity; structure "
+          "option's relative structure log-odds instead of the ratio of the mean sensitivity and specificity; structure "
           "recalibrated: the EM's structure probabilities mapped by a logistic fit of the gold of the training "
           "topics' open options on their log-odds (per outer fold); free dependence: each reader's dependence "
           f"estimated in the EM under the gold fits' prior (mean {DEPENDENCE}, precision {PRIOR_PRECISION:g}).\n")
@@ -422,7 +430,10 @@ def variants(repeats, untrained: dict, nested: dict[str, list[float]], bias: int
           "topics: each reader "
           "fitted on the gold of all the open options it is then scored on (a diagnostic, not a setting: the best "
           "a reliability estimate can do).\n")
-    rows = [("the default (shipped)", without_gold, (SCALE,)), ("x-dependent", x_dependent, VARIANT_SCALES),
+    rows = [("the default (shipped)", without_gold, (SCALE,)),
+            (f"the previous default: the dependence on the structure log-odds (held at {PREVIOUS_DEPENDENCE})",
+             previous_default, VARIANT_SCALES),
+            ("x-dependent", x_dependent, VARIANT_SCALES),
             ("structure recalibrated", recalibrated, VARIANT_SCALES),
             ("structure recalibrated, dependence on its log-odds",
              lambda readers, runs, scale: recalibrated(readers, runs, scale, calibrated), VARIANT_SCALES),
@@ -496,23 +507,25 @@ class AnswerSets:
         whole = [ks for q, ks in by_question.items() if q not in touched and len(ks) == offered[q]]
         votes = {k: vote(reader.judgements[k]) > 0.5 for ks in by_question.values() for k in ks}
         self.no_answer = np.array([not any(votes[k] for k in ks) for ks in whole])
-        self.whole_x = [x for _, x, _ in _by_size(whole, prior, votes)]
+        self.whole_x = [(x, r) for _, x, r, _ in _by_size(whole, prior, votes)]
         answered = [ks for ks in whole if any(votes[k] for k in ks)]
         kept = {ks[0][0] for ks in answered}
         self.single = [k for q, ks in by_question.items() if q not in kept for k in ks]
         self.groups = _by_size(answered, prior, votes)
-        self.keys = [k for ks, _, _ in self.groups for k in ks] + self.single
+        self.keys = [k for ks, _, _, _ in self.groups for k in ks] + self.single
         self.x = np.array([_log_odds(prior[k]) for k in self.single])
+        self.r = relative_log_odds(prior, self.single)
         self.v = np.array([votes[k] for k in self.single], bool)
-        self.all_x = np.concatenate([x.ravel() for _, x, _ in self.groups] + [self.x])  # in `keys` order
+        self.all_x = np.concatenate([x.ravel() for _, x, _, _ in self.groups] + [self.x])  # in `keys` order
+        self.all_r = np.concatenate([r.ravel() for _, _, r, _ in self.groups] + [self.r])
 
     def predicted_no_answer(self, cal) -> float:
         """The share of the whole questions answered with no option under `cal`'s per-option model, the labels
         drawn from the structure probabilities and at least one a cause."""
         shares = []
-        for x in self.whole_x:
+        for x, r in self.whole_x:
             p = expit(x)
-            no1, no0 = expit(-(cal.cause + cal.dependence * x)), expit(-(cal.other + cal.dependence * x))
+            no1, no0 = expit(-(cal.cause + cal.dependence * r)), expit(-(cal.other + cal.dependence * r))
             none = (1 - p).prod(1)
             shares.append(((p * no1 + (1 - p) * no0).prod(1) - ((1 - p) * no0).prod(1)) / (1 - none))
         return float(np.concatenate(shares).mean())
@@ -522,10 +535,10 @@ class AnswerSets:
         cause, other = theta
         total = PRIOR_OPTIONS * (TYPICAL[0] * log_expit(cause) + (1 - TYPICAL[0]) * log_expit(-cause)
                                  + TYPICAL[1] * log_expit(other) + (1 - TYPICAL[1]) * log_expit(-other))
-        for keys, x, v in self.groups:
+        for keys, x, r, v in self.groups:
             m = x.shape[1]
             S = np.array(list(itertools.product([False, True], repeat=m)))[None]  # every label set
-            a, b = cause + DEPENDENCE * x[:, None], other + DEPENDENCE * x[:, None]
+            a, b = cause + DEPENDENCE * r[:, None], other + DEPENDENCE * r[:, None]
             vote_ll = np.where(S, np.where(v[:, None], log_expit(a), log_expit(-a)),
                                np.where(v[:, None], log_expit(b), log_expit(-b))).sum(2)
             no_yes = np.where(S, log_expit(-a), log_expit(-b)).sum(2)
@@ -537,7 +550,7 @@ class AnswerSets:
             log_prior = np.where(S, log_expit(x[:, None]), log_expit(-x[:, None])).sum(2)
             log_prior[:, 0] = -np.inf  # a question has a cause
             total += (np.logaddexp.reduce(log_prior + vote_ll, 1) - np.logaddexp.reduce(log_prior, 1)).sum()
-        a, b = cause + DEPENDENCE * self.x, other + DEPENDENCE * self.x
+        a, b = cause + DEPENDENCE * self.r, other + DEPENDENCE * self.r
         one, zero = np.where(self.v, log_expit(a), log_expit(-a)), np.where(self.v, log_expit(b), log_expit(-b))
         if labels is not None:
             y = np.array([labels[k] for k in self.single], bool)
@@ -552,17 +565,19 @@ class AnswerSets:
     def rates(self, theta, weights: np.ndarray) -> tuple[float, float]:
         """Sensitivity and specificity of the votes before the condition, averaged over the options (in `keys`
         order) with weight `weights` on being a cause."""
-        yes1, yes0 = expit(theta[0] + DEPENDENCE * self.all_x), expit(theta[1] + DEPENDENCE * self.all_x)
+        yes1, yes0 = expit(theta[0] + DEPENDENCE * self.all_r), expit(theta[1] + DEPENDENCE * self.all_r)
         return float((weights * yes1).sum() / weights.sum()), float(((1 - weights) * (1 - yes0)).sum() / (1 - weights).sum())
 
 
-def _by_size(questions, prior, votes) -> list[tuple[list, np.ndarray, np.ndarray]]:
+def _by_size(questions, prior, votes) -> list[tuple[list, np.ndarray, np.ndarray, np.ndarray]]:
     """Questions (each a list of option keys) grouped by their number of options: the keys, and the structure
-    log-odds and votes with a question a row."""
+    log-odds, the relative log-odds and the votes with a question a row."""
     groups = []
     for m in sorted({len(ks) for ks in questions}):
         rows = [ks for ks in questions if len(ks) == m]
-        groups.append(([k for ks in rows for k in ks], np.array([[_log_odds(prior[k]) for k in ks] for ks in rows]),
+        keys = [k for ks in rows for k in ks]
+        groups.append((keys, np.array([[_log_odds(prior[k]) for k in ks] for ks in rows]),
+                       relative_log_odds(prior, keys).reshape(len(rows), m),
                        np.array([[votes[k] for k in ks] for ks in rows])))
     return groups
 
@@ -596,13 +611,33 @@ def x_dependent(readers, runs, scale: float):
 def _at_structure(cal, reader, prior):
     if cal.fallback or cal.weight == 0:
         return cal.apply(reader)
-    judgements = {k: replace(j, calibrated=int(round(100 * cal.ratios(np.array([_log_odds(prior.get(k, 0.5))]), [j])[0])))
+    known = [k for k in reader.judgements if k in prior]
+    relative = dict(zip(known, relative_log_odds(prior, known)))
+    judgements = {k: replace(j, calibrated=int(round(100 * cal.ratios(np.array([relative.get(k, 0.0)]), [j])[0])))
                   for k, j in reader.judgements.items()}
     return ReaderJudgements(reader.reader, judgements, cal.weight, cal)
 
 
 def _log_odds(p):
     return np.log(p / (1 - p))
+
+
+def on_log_odds():
+    """The previous reader model, for comparison: a reader's votes following the structure log-odds themselves
+    rather than how far they rank an option above the question's others."""
+    return mock.patch.object(reader_calibration, "relative_log_odds",
+                             lambda prior, keys: np.array([_log_odds(prior[k]) for k in keys]))
+
+
+def previous_default(readers, runs, scale: float):
+    """The default's EM with the previous reader model (the dependence on the structure log-odds, held at
+    PREVIOUS_DEPENDENCE)."""
+    def weighed(analyses, edges, known):
+        with on_log_odds():
+            cals = estimate_without_gold(readers, *(known or option_evidence(analyses, edges)), scale,
+                                         dependence=PREVIOUS_DEPENDENCE)
+        return tuple(c.apply(r) for c, r in zip(cals, readers))
+    return per_run(runs, weighed)
 
 
 def free_dependence(readers, runs, scale: float):
