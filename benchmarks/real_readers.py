@@ -50,7 +50,7 @@ from causalgraph.readers.base import ReaderJudgements
 import causalgraph.readers.calibration as reader_calibration
 from causalgraph.readers.calibration import (DEPENDENCE, FALLBACK_WEIGHT, MIN_OPEN, PRIOR_OPTIONS, PRIOR_PRECISION,
                                              SCALE, TYPICAL, ReaderCalibration, estimate_without_gold, fit_with_gold,
-                                             open_keys, relative_log_odds, vote)
+                                             open_keys, vote)
 from causalgraph.readers.scores import load_reader_scores
 from causalgraph.reason.settled import settled_options
 
@@ -69,12 +69,11 @@ COMBINATIONS = (
     ("deberta_v3_base_finetuned_on_train.probs", "gpt4o_zero_shot_no_docs"),
 )
 SHRINKS, TOWARDS = (0.25, 0.5, 0.75), (50, 75, 100)
-SECTIONS = ("regime", "reliability", "fused", "shrinkage", "variants", "answer-sets", "scale", "partial", "guard",
-            "several", "test-shaped")
+SECTIONS = ("regime", "reliability", "fused", "shrinkage", "variants", "rank", "answer-sets", "scale", "partial",
+            "guard", "several", "test-shaped")
 VARIANT_SCALES = (1.0, 1.25, 1.5)
 SMALL_SIZES = (1, 5)
 RUN_SIZES = (1, 2, 4, 9)  # dev-only topics per run, each run calibrated on its own
-PREVIOUS_DEPENDENCE = 0.38  # the previous reader model's dependence, on the structure log-odds themselves
 PARTS = 6  # the partially judged topics: each question judged in one of this many passes, as in test-shaped copies
 
 
@@ -85,7 +84,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=10, help="grouped CV repeated with these many seeds")
     parser.add_argument("--readers", help="comma-separated reader file stems (default: all)")
     parser.add_argument("--sections", default=",".join(SECTIONS),
-                        help=f"comma-separated, of {', '.join(SECTIONS)} (default: all; shrinkage, variants and answer-sets need fused)")
+                        help=f"comma-separated, of {', '.join(SECTIONS)} (default: all; shrinkage, variants, rank and answer-sets need fused)")
     args = parser.parse_args()
     sections = args.sections.split(",")
     unknown = sorted(set(sections) - set(SECTIONS))
@@ -121,6 +120,8 @@ def main() -> None:
             shrinkage(repeats, untrained, trained, nested, bias, args.folds)
         if "variants" in sections:
             variants(repeats, untrained, nested, bias, args.folds)
+        if "rank" in sections:
+            rank(repeats, untrained, trained, nested, bias, args.folds)
         if "answer-sets" in sections:
             answer_sets(repeats, untrained, nested, bias, args.folds)
     if "scale" in sections:
@@ -220,16 +221,19 @@ def log_odds_fit(x, y) -> tuple[float, float, int]:
 
 def reliability(repeats, untrained: dict, trained: dict) -> None:
     print("## Reliability on the open options\n")
+    rank = rank_dependence(repeats, untrained)
     print("Gold: the reader's sensitivity and specificity on the open options (a probability above one half is a "
-          "yes) and the dependence on the relative structure log-odds fitted with them; no gold: the default EM, the "
-          f"dependence held at {DEPENDENCE}, the previous default (the dependence on the structure log-odds "
-          f"themselves, held at {PREVIOUS_DEPENDENCE}), the same EM with the dependence at 0 (readers erring apart "
-          "from the structure model), and the default EM on structure probabilities recalibrated against these "
-          "options' gold (a diagnostic, not a setting: a logistic map of their log-odds).\n")
-    print("| reader | open options | gold sens / spec | gold dependence | no gold sens / spec | no gold, previous "
-          "default sens / spec | no gold, independent sens / spec | no gold, structure recalibrated (diagnostic) "
-          "sens / spec |")
-    print("|---|---|---|---|---|---|---|---|")
+          "yes) and the dependence fitted with them; no gold: the default EM, the dependence held at "
+          f"{DEPENDENCE}, the same EM with the dependence at 0 (readers erring apart from the structure model), "
+          "the default EM on structure probabilities recalibrated against these options' gold (a diagnostic, not a "
+          "setting: a logistic map of their log-odds), and the EM with the dependence on the rank within the "
+          "question (each option's structure log-odds less their mean over its question's options; measured, not "
+          f"shipped), fitted with gold and estimated without it, held at {rank:.2f}, the gold fits' mean over the "
+          "readers not trained on train and the repeats.\n")
+    print("| reader | open options | gold sens / spec | gold dependence | no gold sens / spec | no gold, independent "
+          "sens / spec | no gold, structure recalibrated (diagnostic) sens / spec | gold dependence on the rank | "
+          "no gold, dependence on the rank sens / spec |")
+    print("|---|---|---|---|---|---|---|---|---|")
     dependences = []
     for group in (untrained, trained):
         for stem, reader in group.items():
@@ -240,18 +244,19 @@ def reliability(repeats, untrained: dict, trained: dict) -> None:
                 labels = gold_of(runs)
                 gold = fit_with_gold(reader, labels, prior, settled, min_open=0)
                 (free,) = estimate_without_gold([reader], prior, settled)
-                with on_log_odds():
-                    (previous,) = estimate_without_gold([reader], prior, settled, dependence=PREVIOUS_DEPENDENCE)
                 (independent,) = estimate_without_gold([reader], prior, settled, dependence=0.0)
                 (mapped,) = estimate_without_gold([reader], recalibrated_prior(prior, settled, labels), settled)
-                rows.append([gold.dependence, free.sensitivity, free.specificity, previous.sensitivity,
-                             previous.specificity, independent.sensitivity, independent.specificity,
-                             mapped.sensitivity, mapped.specificity])
-            g, fs, fp, ps, pp, s0, p0, ms, mp = np.mean(rows, axis=0)
+                with on_rank():
+                    ranked_gold = fit_with_gold(reader, labels, prior, settled, min_open=0)
+                    (ranked,) = estimate_without_gold([reader], prior, settled, dependence=rank)
+                rows.append([gold.dependence, free.sensitivity, free.specificity, independent.sensitivity,
+                             independent.specificity, mapped.sensitivity, mapped.specificity,
+                             ranked_gold.dependence, ranked.sensitivity, ranked.specificity])
+            g, fs, fp, s0, p0, ms, mp, rg, rs, rp = np.mean(rows, axis=0)
             if group is untrained:
                 dependences.append(g)
-            print(f"| {stem} | {n} | {sens:.2f} / {spec:.2f} | {g:+.2f} | {fs:.2f} / {fp:.2f} | {ps:.2f} / {pp:.2f} | "
-                  f"{s0:.2f} / {p0:.2f} | {ms:.2f} / {mp:.2f} |", flush=True)
+            print(f"| {stem} | {n} | {sens:.2f} / {spec:.2f} | {g:+.2f} | {fs:.2f} / {fp:.2f} | {s0:.2f} / {p0:.2f} | "
+                  f"{ms:.2f} / {mp:.2f} | {rg:+.2f} | {rs:.2f} / {rp:.2f} |", flush=True)
     print(f"\nDependence fitted with gold, mean over the readers not trained on train: {np.mean(dependences):.2f} "
           f"(shipped: DEPENDENCE = {DEPENDENCE})\n")
 
@@ -418,7 +423,7 @@ def variants(repeats, untrained: dict, nested: dict[str, list[float]], bias: int
     print("## Variants of the gold-free estimate (measured, not shipped)\n")
     print("Each variant at several scales, against each reader's nested fixed weight (readers not trained on train), "
           "means over the repeats. x-dependent: each judgement carries the model's log-likelihood ratio at its "
-          "option's relative structure log-odds instead of the ratio of the mean sensitivity and specificity; structure "
+          "option's structure log-odds instead of the ratio of the mean sensitivity and specificity; structure "
           "recalibrated: the EM's structure probabilities mapped by a logistic fit of the gold of the training "
           "topics' open options on their log-odds (per outer fold); free dependence: each reader's dependence "
           f"estimated in the EM under the gold fits' prior (mean {DEPENDENCE}, precision {PRIOR_PRECISION:g}).\n")
@@ -430,10 +435,7 @@ def variants(repeats, untrained: dict, nested: dict[str, list[float]], bias: int
           "topics: each reader "
           "fitted on the gold of all the open options it is then scored on (a diagnostic, not a setting: the best "
           "a reliability estimate can do).\n")
-    rows = [("the default (shipped)", without_gold, (SCALE,)),
-            (f"the previous default: the dependence on the structure log-odds (held at {PREVIOUS_DEPENDENCE})",
-             previous_default, VARIANT_SCALES),
-            ("x-dependent", x_dependent, VARIANT_SCALES),
+    rows = [("the default (shipped)", without_gold, (SCALE,)), ("x-dependent", x_dependent, VARIANT_SCALES),
             ("structure recalibrated", recalibrated, VARIANT_SCALES),
             ("structure recalibrated, dependence on its log-odds",
              lambda readers, runs, scale: recalibrated(readers, runs, scale, calibrated), VARIANT_SCALES),
@@ -442,6 +444,22 @@ def variants(repeats, untrained: dict, nested: dict[str, list[float]], bias: int
              lambda readers, runs, scale: recalibrated(readers, runs, scale, None), VARIANT_SCALES),
             ("gold of the answered topics (diagnostic)", own_gold, VARIANT_SCALES)]
     variant_table(rows, repeats, untrained, nested, bias, folds)
+
+
+def rank(repeats, untrained: dict, trained: dict, nested: dict[str, list[float]], bias: int, folds: int) -> None:
+    print("## The dependence on the rank within the question (measured, not shipped)\n")
+    dependence = rank_dependence(repeats, untrained)
+    print("A reader is shown a question's options together, so it may follow how the structure model ranks them "
+          "rather than their log-odds: the default's EM with each reader's votes following each option's structure "
+          "log-odds less their mean over its question's options, the dependence held at "
+          f"{dependence:.2f} (the gold fits' mean over the readers not trained on train and the repeats), against "
+          "each reader's nested fixed weight, means over the repeats.\n")
+    rows = [("the default (shipped)", without_gold, (SCALE,)),
+            ("the dependence on the rank within the question", ranked(dependence), VARIANT_SCALES)]
+    for title, group in (("Readers not trained on train", untrained), ("Readers trained on train (recall dev)", trained)):
+        if group:
+            print(f"### {title}\n")
+            variant_table(rows, repeats, group, nested, bias, folds)
 
 
 def variant_table(rows, repeats, untrained: dict, nested: dict[str, list[float]], bias: int, folds: int) -> None:
@@ -507,25 +525,23 @@ class AnswerSets:
         whole = [ks for q, ks in by_question.items() if q not in touched and len(ks) == offered[q]]
         votes = {k: vote(reader.judgements[k]) > 0.5 for ks in by_question.values() for k in ks}
         self.no_answer = np.array([not any(votes[k] for k in ks) for ks in whole])
-        self.whole_x = [(x, r) for _, x, r, _ in _by_size(whole, prior, votes)]
+        self.whole_x = [x for _, x, _ in _by_size(whole, prior, votes)]
         answered = [ks for ks in whole if any(votes[k] for k in ks)]
         kept = {ks[0][0] for ks in answered}
         self.single = [k for q, ks in by_question.items() if q not in kept for k in ks]
         self.groups = _by_size(answered, prior, votes)
-        self.keys = [k for ks, _, _, _ in self.groups for k in ks] + self.single
+        self.keys = [k for ks, _, _ in self.groups for k in ks] + self.single
         self.x = np.array([_log_odds(prior[k]) for k in self.single])
-        self.r = relative_log_odds(prior, self.single)
         self.v = np.array([votes[k] for k in self.single], bool)
-        self.all_x = np.concatenate([x.ravel() for _, x, _, _ in self.groups] + [self.x])  # in `keys` order
-        self.all_r = np.concatenate([r.ravel() for _, _, r, _ in self.groups] + [self.r])
+        self.all_x = np.concatenate([x.ravel() for _, x, _ in self.groups] + [self.x])  # in `keys` order
 
     def predicted_no_answer(self, cal) -> float:
         """The share of the whole questions answered with no option under `cal`'s per-option model, the labels
         drawn from the structure probabilities and at least one a cause."""
         shares = []
-        for x, r in self.whole_x:
+        for x in self.whole_x:
             p = expit(x)
-            no1, no0 = expit(-(cal.cause + cal.dependence * r)), expit(-(cal.other + cal.dependence * r))
+            no1, no0 = expit(-(cal.cause + cal.dependence * x)), expit(-(cal.other + cal.dependence * x))
             none = (1 - p).prod(1)
             shares.append(((p * no1 + (1 - p) * no0).prod(1) - ((1 - p) * no0).prod(1)) / (1 - none))
         return float(np.concatenate(shares).mean())
@@ -535,10 +551,10 @@ class AnswerSets:
         cause, other = theta
         total = PRIOR_OPTIONS * (TYPICAL[0] * log_expit(cause) + (1 - TYPICAL[0]) * log_expit(-cause)
                                  + TYPICAL[1] * log_expit(other) + (1 - TYPICAL[1]) * log_expit(-other))
-        for keys, x, r, v in self.groups:
+        for keys, x, v in self.groups:
             m = x.shape[1]
             S = np.array(list(itertools.product([False, True], repeat=m)))[None]  # every label set
-            a, b = cause + DEPENDENCE * r[:, None], other + DEPENDENCE * r[:, None]
+            a, b = cause + DEPENDENCE * x[:, None], other + DEPENDENCE * x[:, None]
             vote_ll = np.where(S, np.where(v[:, None], log_expit(a), log_expit(-a)),
                                np.where(v[:, None], log_expit(b), log_expit(-b))).sum(2)
             no_yes = np.where(S, log_expit(-a), log_expit(-b)).sum(2)
@@ -550,7 +566,7 @@ class AnswerSets:
             log_prior = np.where(S, log_expit(x[:, None]), log_expit(-x[:, None])).sum(2)
             log_prior[:, 0] = -np.inf  # a question has a cause
             total += (np.logaddexp.reduce(log_prior + vote_ll, 1) - np.logaddexp.reduce(log_prior, 1)).sum()
-        a, b = cause + DEPENDENCE * self.r, other + DEPENDENCE * self.r
+        a, b = cause + DEPENDENCE * self.x, other + DEPENDENCE * self.x
         one, zero = np.where(self.v, log_expit(a), log_expit(-a)), np.where(self.v, log_expit(b), log_expit(-b))
         if labels is not None:
             y = np.array([labels[k] for k in self.single], bool)
@@ -565,19 +581,17 @@ class AnswerSets:
     def rates(self, theta, weights: np.ndarray) -> tuple[float, float]:
         """Sensitivity and specificity of the votes before the condition, averaged over the options (in `keys`
         order) with weight `weights` on being a cause."""
-        yes1, yes0 = expit(theta[0] + DEPENDENCE * self.all_r), expit(theta[1] + DEPENDENCE * self.all_r)
+        yes1, yes0 = expit(theta[0] + DEPENDENCE * self.all_x), expit(theta[1] + DEPENDENCE * self.all_x)
         return float((weights * yes1).sum() / weights.sum()), float(((1 - weights) * (1 - yes0)).sum() / (1 - weights).sum())
 
 
-def _by_size(questions, prior, votes) -> list[tuple[list, np.ndarray, np.ndarray, np.ndarray]]:
+def _by_size(questions, prior, votes) -> list[tuple[list, np.ndarray, np.ndarray]]:
     """Questions (each a list of option keys) grouped by their number of options: the keys, and the structure
-    log-odds, the relative log-odds and the votes with a question a row."""
+    log-odds and votes with a question a row."""
     groups = []
     for m in sorted({len(ks) for ks in questions}):
         rows = [ks for ks in questions if len(ks) == m]
-        keys = [k for ks in rows for k in ks]
-        groups.append((keys, np.array([[_log_odds(prior[k]) for k in ks] for ks in rows]),
-                       relative_log_odds(prior, keys).reshape(len(rows), m),
+        groups.append(([k for ks in rows for k in ks], np.array([[_log_odds(prior[k]) for k in ks] for ks in rows]),
                        np.array([[votes[k] for k in ks] for ks in rows])))
     return groups
 
@@ -611,33 +625,13 @@ def x_dependent(readers, runs, scale: float):
 def _at_structure(cal, reader, prior):
     if cal.fallback or cal.weight == 0:
         return cal.apply(reader)
-    known = [k for k in reader.judgements if k in prior]
-    relative = dict(zip(known, relative_log_odds(prior, known)))
-    judgements = {k: replace(j, calibrated=int(round(100 * cal.ratios(np.array([relative.get(k, 0.0)]), [j])[0])))
+    judgements = {k: replace(j, calibrated=int(round(100 * cal.ratios(np.array([_log_odds(prior.get(k, 0.5))]), [j])[0])))
                   for k, j in reader.judgements.items()}
     return ReaderJudgements(reader.reader, judgements, cal.weight, cal)
 
 
 def _log_odds(p):
     return np.log(p / (1 - p))
-
-
-def on_log_odds():
-    """The previous reader model, for comparison: a reader's votes following the structure log-odds themselves
-    rather than how far they rank an option above the question's others."""
-    return mock.patch.object(reader_calibration, "relative_log_odds",
-                             lambda prior, keys: np.array([_log_odds(prior[k]) for k in keys]))
-
-
-def previous_default(readers, runs, scale: float):
-    """The default's EM with the previous reader model (the dependence on the structure log-odds, held at
-    PREVIOUS_DEPENDENCE)."""
-    def weighed(analyses, edges, known):
-        with on_log_odds():
-            cals = estimate_without_gold(readers, *(known or option_evidence(analyses, edges)), scale,
-                                         dependence=PREVIOUS_DEPENDENCE)
-        return tuple(c.apply(r) for c, r in zip(cals, readers))
-    return per_run(runs, weighed)
 
 
 def free_dependence(readers, runs, scale: float):
@@ -668,6 +662,45 @@ def recalibrated(readers, runs, scale: float, dependence: float | None = DEPENDE
                 done[key].update({id(a): out for a in run})
         return done[key][id(analyses[0])] if analyses else ()
     return setting
+
+
+def within_question(prior, keys) -> np.ndarray:
+    """Each option's structure log-odds less their mean over its question's options in `prior`: its rank within
+    the question."""
+    by_question: dict[str, list[float]] = {}
+    for (qid, _), p in prior.items():
+        by_question.setdefault(qid, []).append(_log_odds(p))
+    return np.array([_log_odds(prior[k]) - np.mean(by_question[k[0]]) for k in keys])
+
+
+def on_rank():
+    """Readers' votes taken to follow the structure model's rank within the question rather than the log-odds
+    themselves (a reader compares a question's options): the EM and the gold fits, while it is on."""
+    return mock.patch.object(reader_calibration, "followed_log_odds", within_question)
+
+
+def rank_dependence(repeats, readers: dict) -> float:
+    """The dependence on the rank within the question fitted with gold, the mean over `readers` and the
+    repeats."""
+    fits = []
+    with on_rank():
+        for runs in repeats:
+            prior, settled = option_evidence(*runs[0])
+            labels = gold_of(runs)
+            fits += [fit_with_gold(r, labels, prior, settled, min_open=0).dependence for r in readers.values()]
+    return float(np.mean(fits))
+
+
+def ranked(dependence: float):
+    """The default's EM with the dependence on the rank within the question, held at `dependence`."""
+    def make(readers, runs, scale: float):
+        def weighed(analyses, edges, known):
+            with on_rank():
+                cals = estimate_without_gold(readers, *(known or option_evidence(analyses, edges)), scale,
+                                             dependence=dependence)
+            return tuple(c.apply(r) for c, r in zip(cals, readers))
+        return per_run(runs, weighed)
+    return make
 
 
 def calibrated_dependence(repeats, readers: dict) -> float:

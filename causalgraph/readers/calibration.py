@@ -5,27 +5,25 @@ of Dawid and Skene), turned into the log-odds each of its judgements carries.
 Only open options count: those the construction priors and rules leave undecided (reason/settled.py). Where
 they decide, a reader trained on this benchmark is perfect, and that says nothing of how it does elsewhere.
 
-The model. A reader is shown a question's options together and answers by comparing them, so beyond the truth
-it follows how the structure model ranks them: on an open option whose structure log-odds lie x above the mean
-of its question's options (`relative_log_odds`), it votes "cause" with probability sigmoid(cause +
-dependence * x) if the option is a cause, and sigmoid(other + dependence * x) if it is not; a reader of
-probabilities gives log-odds z = logit(p) spread normally, with standard deviation `spread`, around cause +
-delta * x on a cause and other + delta * x on any other option, delta = dependence * spread / 1.7 being the
-same dependence on the scale of z (the probit-to-logit factor). Where the reader and the structure model err
-together, their agreement looks like reliability to an EM that assumes they err apart. Without gold,
-dependence cannot be told from reliability (the vote rate against x looks alike), so it is measured once
-against the gold answers of real readers (DEPENDENCE) and held while EM estimates the rest, with the structure
-probabilities as soft labels. Measured on the dev readers, the dependence on the relative log-odds leaves the
-EM's estimate nearer the readers' gold fits than a dependence on the log-odds themselves (BENCHMARKS.md).
+The model. On an open option whose structure log-odds is x, a reader that answers votes "cause" with
+probability sigmoid(cause + dependence * x) if the option is a cause, and sigmoid(other + dependence * x) if it
+is not; a reader of probabilities gives log-odds z = logit(p) spread normally, with standard deviation `spread`,
+around cause + delta * x on a cause and other + delta * x on any other option, delta = dependence * spread / 1.7
+being the same dependence on the scale of z (the probit-to-logit factor). The dependence is how far a reader
+follows the structure model beyond the truth: readers find the options plausible that the structure model
+finds plausible, so where the two err together, their agreement looks like reliability to an EM that assumes
+they err apart. Without gold, dependence cannot be told from reliability (the vote rate against x looks
+alike), so it is measured once against the gold answers of real readers (DEPENDENCE) and held while EM
+estimates the rest, with the structure probabilities as soft labels: the scorer is trained for the shapes of
+the split it answers (`train --resize-to`), and there they are calibrated on open options (BENCHMARKS.md).
 
 Fusion reads the estimate as the reliability on the open options: a yes carries log(sens / (1 - spec)), a no
 log((1 - sens) / spec); a probability its Platt map slope * logit(p) + intercept, from the normal model where
-the structure model ranks the option at its question's mean, whose intercept favours "cause" only as far as the
-open options show that the reader's log-odds run low. On a small topic an estimate rests on few open options
-(and the structure model is over-confident there): below MIN_OPEN a reader is not estimated but gets
-FALLBACK_WEIGHT on its raw log-odds. Readers whose errors go together share one vote (their discount). Fusion
-scales the log-odds by SCALE. Each constant was measured or chosen in BENCHMARKS.md, "Readers" (`python
-benchmarks/real_readers.py`)."""
+the structure model is undecided, whose intercept favours "cause" only as far as the open options show that the
+reader's log-odds run low. On a small topic an estimate rests on few open options (and the structure model is
+over-confident there): below MIN_OPEN a reader is not estimated but gets FALLBACK_WEIGHT on its raw log-odds.
+Readers whose errors go together share one vote (their discount). Fusion scales the log-odds by SCALE. Each
+constant was measured or chosen in BENCHMARKS.md, "Readers" (`python benchmarks/real_readers.py`)."""
 
 from __future__ import annotations
 
@@ -41,10 +39,9 @@ from .base import HARD_LOG_ODDS, Judgement, ReaderJudgements
 
 Key = tuple[str, str]  # (question id, label)
 
-# The slope with which real readers' votes follow the relative structure log-odds beyond the truth: fitted
-# against gold on the open options of the dev-only topics, the mean over the seven dev readers not trained on
-# train.
-DEPENDENCE = 0.44
+# The slope with which real readers' votes follow the structure log-odds beyond the truth: fitted against gold
+# on the open options of the dev-only topics, pooled over the seven dev readers not trained on train.
+DEPENDENCE = 0.38
 # The scale on the estimated log-likelihood ratios, chosen on the same readers by nested grouped CV where every
 # question is judged, as on the test split (with one question in six judged, 1.5 does better).
 SCALE = 1.25
@@ -52,7 +49,7 @@ SCALE = 1.25
 # log-odds, both chosen on the dev questions cut into small topics.
 MIN_OPEN = 100
 FALLBACK_WEIGHT = 50
-# A typical reader before any evidence (sensitivity 0.75 and specificity 0.85 at relative log-odds 0), worth
+# A typical reader before any evidence (sensitivity 0.75 and specificity 0.85 at structure log-odds 0), worth
 # PRIOR_OPTIONS options of each kind: pseudo-votes that pull `cause` and `other` towards it (as a Beta prior pulls
 # a rate), and a Gaussian prior of precision PRIOR_PRECISION on the dependence where gold fits it.
 TYPICAL = (0.75, 0.15)
@@ -71,8 +68,7 @@ KINDS = ("answers", "probabilities")
 class ReaderCalibration:
     """One reader's fusion parameters and where they came from (`method`; `options`: the open options the
     estimate rests on). Answers: a vote's probability is sigmoid(`cause` + `dependence` x) on a cause and
-    sigmoid(`other` + `dependence` x) on any other option, x the relative structure log-odds
-    (`relative_log_odds`). Probabilities: their
+    sigmoid(`other` + `dependence` x) on any other option, x the structure log-odds. Probabilities: their
     log-odds spread by `spread` around `cause` and `other` (plus the dependence's share of x). `sensitivity`
     and `specificity` (of a yes, or of a probability above one half) are the model's means over the open
     options. `fallback`: too few open options to estimate, so the reader's raw log-odds count. The solver
@@ -113,14 +109,14 @@ class ReaderCalibration:
 
     def platt(self) -> tuple[float, float]:
         """A reader of probabilities: the slope and intercept of its log-likelihood ratio in logit(p), where the
-        structure model ranks the option at its question's mean (x = 0)."""
+        structure model is undecided (x = 0)."""
         assert self.cause is not None and self.other is not None and self.spread  # a reader of probabilities states all
         slope = (self.cause - self.other) / self.spread ** 2
         return slope, -slope * (self.cause + self.other) / 2
 
     def ratios(self, x: np.ndarray, judgements: Sequence[Judgement]) -> np.ndarray:
-        """The model's log-likelihood ratios of judgements on options of relative structure log-odds `x` (the
-        EM's evidence), capped at +-MAX_LOG_ODDS / 100."""
+        """The model's log-likelihood ratios of judgements on options of structure log-odds `x` (the EM's
+        evidence), capped at +-MAX_LOG_ODDS / 100."""
         assert self.cause is not None and self.other is not None  # an estimated calibration states both
         if self.kind == "probabilities" and self.spread:
             slope, intercept = self.platt()
@@ -212,7 +208,7 @@ def score(judgement: Judgement) -> float:
 
 
 def vote_log_odds(cause: float, other: float, dependence: float, x: np.ndarray, votes: np.ndarray) -> np.ndarray:
-    """log P(vote | cause, x) / P(vote | not a cause, x) of (soft) votes at relative structure log-odds x."""
+    """log P(vote | cause, x) / P(vote | not a cause, x) of (soft) votes at structure log-odds x."""
     a, b = cause + dependence * x, other + dependence * x
     yes = np.logaddexp(0, -b) - np.logaddexp(0, -a)  # log sigmoid(a) - log sigmoid(b)
     no = np.logaddexp(0, b) - np.logaddexp(0, a)  # log (1 - sigmoid(a)) - log (1 - sigmoid(b))
@@ -248,9 +244,9 @@ def _logistic(F: np.ndarray, votes: np.ndarray, w: np.ndarray, dependence: float
 
 def _fit(reader: ReaderJudgements, keys: list[Key], x: np.ndarray, post: np.ndarray, method: str, scale: float,
          dependence: float | None = None, min_open: int = MIN_OPEN) -> ReaderCalibration:
-    """A reader's parameters from the (soft) labels `post` of the open options `keys` it judged, at relative
-    structure log-odds `x`; the dependence is fitted too where it is None (gold labels), else held. Fewer than
-    `min_open` options: the fallback."""
+    """A reader's parameters from the (soft) labels `post` of the open options `keys` it judged, at structure
+    log-odds `x`; the dependence is fitted too where it is None (gold labels), else held. Fewer than `min_open`
+    options: the fallback."""
     kind = kind_of(reader)
     if len(keys) < max(min_open, 1):
         return ReaderCalibration(reader.reader, kind, f"{len(keys)} open options, fewer than the {max(min_open, 1)} "
@@ -306,15 +302,11 @@ def _fit_scores(judgements: list[Judgement], x: np.ndarray, post: np.ndarray,
     return params, float(sens), float(spec)
 
 
-def relative_log_odds(prior: Mapping[Key, float], keys: Sequence[Key]) -> np.ndarray:
-    """The structure log-odds of each option of `keys` less their mean over its question's options in `prior`:
-    how far the structure model ranks it above the options shown beside it, which is what a reader's votes
-    follow beyond the truth."""
-    by_question: dict[str, list[float]] = {}
-    for (qid, _), p in prior.items():
-        by_question.setdefault(qid, []).append(_logit(p))
-    mean = {qid: sum(v) / len(v) for qid, v in by_question.items()}
-    return np.array([_logit(prior[k]) - mean[k[0]] for k in keys])
+def followed_log_odds(prior: Mapping[Key, float], keys: Sequence[Key]) -> np.ndarray:
+    """The structure log-odds that a reader's votes follow beyond the truth (the x of the dependence), for each
+    option of `keys`: the option's own. (Their rank within the question, as a reader compares a question's
+    options, was measured as well: BENCHMARKS.md, "The dependence on the rank within the question".)"""
+    return np.array([_logit(prior[k]) for k in keys])
 
 
 def open_keys(reader: ReaderJudgements, prior: Mapping[Key, float], settled: Mapping[Key, bool]) -> list[Key]:
@@ -328,7 +320,7 @@ def fit_with_gold(reader: ReaderJudgements, gold: Mapping[Key, bool], prior: Map
     """A reader's parameters, dependence included, from the gold labels of the open options it judged (the
     fallback below `min_open` of them)."""
     keys = [k for k in open_keys(reader, prior, settled) if k in gold]
-    x = relative_log_odds(prior, keys)
+    x = followed_log_odds(prior, keys)
     return _fit(reader, keys, x, np.array([float(gold[k]) for k in keys]), method, scale, None, min_open)
 
 
@@ -346,8 +338,7 @@ def estimate_without_gold(readers: Sequence[ReaderJudgements], prior: Mapping[Ke
     fixed = dict(fixed or {})
     keys = sorted(k for k in prior if k not in settled)
     index = {k: i for i, k in enumerate(keys)}
-    x = np.array([_logit(prior[k]) for k in keys])
-    relative = relative_log_odds(prior, keys)
+    x, followed = np.array([_logit(prior[k]) for k in keys]), followed_log_odds(prior, keys)
     judged = [open_keys(r, prior, settled) for r in readers]
     rows = [np.array([index[k] for k in ks], dtype=int) for ks in judged]
     given = [[r.judgements[k] for k in ks] for r, ks in zip(readers, judged)]
@@ -359,9 +350,9 @@ def estimate_without_gold(readers: Sequence[ReaderJudgements], prior: Mapping[Ke
     for _ in range(ITERATIONS):
         evidence = x.copy()
         for cal, idx, js, r0 in zip(cals, rows, given, raw):
-            np.add.at(evidence, idx, _evidence(cal, relative[idx], js, r0))
+            np.add.at(evidence, idx, _evidence(cal, followed[idx], js, r0))
         post = _sigmoid(evidence)
-        new = [fixed.get(r.reader) or _fit(r, ks, relative[idx], post[idx], "", scale, dependence, min_open)
+        new = [fixed.get(r.reader) or _fit(r, ks, followed[idx], post[idx], "", scale, dependence, min_open)
                for r, ks, idx in zip(readers, judged, rows)]
         moved = max((abs(a.cause - b.cause) + abs(a.other - b.other) for a, b in zip(new, cals)
                      if a.cause is not None and b.cause is not None and a.other is not None and b.other is not None),
@@ -387,8 +378,8 @@ def _no_worse_than_chance(cal: ReaderCalibration) -> ReaderCalibration:
 
 
 def _evidence(cal: ReaderCalibration, x: np.ndarray, judgements: list[Judgement], raw: np.ndarray) -> np.ndarray:
-    """What a reader's judgements at relative structure log-odds `x` add to the options' log-odds in the E-step:
-    their log-likelihood ratios, capped; a reader not estimated adds its raw log-odds at its fallback weight."""
+    """What a reader's judgements at structure log-odds `x` add to the options' log-odds in the E-step: their
+    log-likelihood ratios, capped; a reader not estimated adds its raw log-odds at its fallback weight."""
     if cal.fallback or cal.cause is None or cal.other is None:
         return raw * cal.scale
     return cal.ratios(x, judgements)
