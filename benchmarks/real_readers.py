@@ -454,6 +454,15 @@ def rank(repeats, untrained: dict, trained: dict, nested: dict[str, list[float]]
           "log-odds less their mean over its question's options, the dependence held at "
           f"{dependence:.2f} (the gold fits' mean over the readers not trained on train and the repeats), against "
           "each reader's nested fixed weight, means over the repeats.\n")
+    (pieces, edges), = repeats[0]
+    prior, settled = option_evidence(pieces, edges)
+    labels = gold_of(repeats[0])
+    keys = [k for k in prior if k not in settled and k in labels]
+    fit = LogisticRegression(C=1e4).fit(np.c_[_log_odds(np.array([prior[k] for k in keys])), within_question(prior, keys)],
+                                        [labels[k] for k in keys])
+    print(f"Gold against the structure log-odds and the rank within the question together (a logistic fit over the "
+          f"{len(keys)} open options, first repeat): {fit.coef_[0][0]:.2f} x log-odds {fit.coef_[0][1]:+.2f} x rank "
+          f"{fit.intercept_[0]:+.2f}: an option's chance of being a cause follows its rank beyond its probability.\n")
     rows = [("the default (shipped)", without_gold, (SCALE,)),
             ("the dependence on the rank within the question", ranked(dependence), VARIANT_SCALES)]
     for title, group in (("Readers not trained on train", untrained), ("Readers trained on train (recall dev)", trained)):
