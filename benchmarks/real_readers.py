@@ -71,6 +71,7 @@ COMBINATIONS = (
 SHRINKS, TOWARDS = (0.25, 0.5, 0.75), (50, 75, 100)
 SECTIONS = ("regime", "reliability", "fused", "shrinkage", "variants", "rank", "answer-sets", "scale", "partial",
             "guard", "several", "test-shaped")
+NEED_FUSED = ("shrinkage", "variants", "rank", "answer-sets")  # measured against the nested fixed weight of `fused`
 VARIANT_SCALES = (1.0, 1.25, 1.5)
 SMALL_SIZES = (1, 5)
 RUN_SIZES = (1, 2, 4, 9)  # dev-only topics per run, each run calibrated on its own
@@ -84,12 +85,14 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=10, help="grouped CV repeated with these many seeds")
     parser.add_argument("--readers", help="comma-separated reader file stems (default: all)")
     parser.add_argument("--sections", default=",".join(SECTIONS),
-                        help=f"comma-separated, of {', '.join(SECTIONS)} (default: all; shrinkage, variants, rank and answer-sets need fused)")
+                        help=f"comma-separated, of {', '.join(SECTIONS)} (default: all; {', '.join(NEED_FUSED)} need fused)")
     args = parser.parse_args()
     sections = args.sections.split(",")
     unknown = sorted(set(sections) - set(SECTIONS))
     if unknown:
         parser.error(f"--sections: unknown section {unknown[0]!r} (choose from {', '.join(SECTIONS)})")
+    if "fused" not in sections and (after := [s for s in sections if s in NEED_FUSED]):
+        parser.error(f"--sections: {after[0]} needs fused (add fused to the list)")
     files = sorted((Path(args.data) / "readers-dev").glob("*.jsonl"))
     if args.readers:
         missing = sorted(set(args.readers.split(",")) - {f.name.removesuffix(".jsonl") for f in files})
