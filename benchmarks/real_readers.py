@@ -224,7 +224,8 @@ def log_odds_fit(x, y) -> tuple[float, float, int]:
 
 def reliability(repeats, untrained: dict, trained: dict) -> None:
     print("## Reliability on the open options\n")
-    rank = rank_dependence(repeats, untrained)
+    with on_rank():
+        rank = gold_dependence(repeats, untrained)
     print("Gold: the reader's sensitivity and specificity on the open options (a probability above one half is a "
           "yes) and the dependence fitted with them; no gold: the default EM, the dependence held at "
           f"{DEPENDENCE}, the same EM with the dependence at 0 (readers erring apart from the structure model), "
@@ -430,7 +431,7 @@ def variants(repeats, untrained: dict, nested: dict[str, list[float]], bias: int
           "recalibrated: the EM's structure probabilities mapped by a logistic fit of the gold of the training "
           "topics' open options on their log-odds (per outer fold); free dependence: each reader's dependence "
           f"estimated in the EM under the gold fits' prior (mean {DEPENDENCE}, precision {PRIOR_PRECISION:g}).\n")
-    calibrated = calibrated_dependence(repeats, untrained)
+    calibrated = gold_dependence(repeats, untrained, recalibrated_prior)  # on the recalibrated log-odds
     print(f"Structure recalibrated, dependence on its log-odds: the same, the dependence held at {calibrated:.2f}, "
           "the gold fits' mean on the recalibrated log-odds (pooled over these readers and the repeats: the "
           "dependence on calibrated log-odds, as the test split's are). Structure recalibrated, free dependence: "
@@ -451,7 +452,8 @@ def variants(repeats, untrained: dict, nested: dict[str, list[float]], bias: int
 
 def rank(repeats, untrained: dict, trained: dict, nested: dict[str, list[float]], bias: int, folds: int) -> None:
     print("## The dependence on the rank within the question (measured, not shipped)\n")
-    dependence = rank_dependence(repeats, untrained)
+    with on_rank():
+        dependence = gold_dependence(repeats, untrained)
     print("A reader is shown a question's options together, so it may follow how the structure model ranks them "
           "rather than their log-odds: the default's EM with each reader's votes following each option's structure "
           "log-odds less their mean over its question's options, the dependence held at "
@@ -691,18 +693,6 @@ def on_rank():
     return mock.patch.object(reader_calibration, "followed_log_odds", within_question)
 
 
-def rank_dependence(repeats, readers: dict) -> float:
-    """The dependence on the rank within the question fitted with gold, the mean over `readers` and the
-    repeats."""
-    fits = []
-    with on_rank():
-        for runs in repeats:
-            prior, settled = option_evidence(*runs[0])
-            labels = gold_of(runs)
-            fits += [fit_with_gold(r, labels, prior, settled, min_open=0).dependence for r in readers.values()]
-    return float(np.mean(fits))
-
-
 def ranked(dependence: float):
     """The default's EM with the dependence on the rank within the question, held at `dependence`."""
     def make(readers, runs, scale: float):
@@ -715,15 +705,16 @@ def ranked(dependence: float):
     return make
 
 
-def calibrated_dependence(repeats, readers: dict) -> float:
-    """The dependence fitted with gold on the structure log-odds recalibrated against that gold, the mean over
-    `readers` and the repeats."""
+def gold_dependence(repeats, readers: dict, mapped=None) -> float:
+    """The dependence fitted with gold, the mean over `readers` and the repeats; on the structure probabilities
+    that `mapped(prior, settled, gold)` gives, where given."""
     fits = []
     for runs in repeats:
         prior, settled = option_evidence(*runs[0])
         labels = gold_of(runs)
-        mapped = recalibrated_prior(prior, settled, labels)
-        fits += [fit_with_gold(r, labels, mapped, settled, min_open=0).dependence for r in readers.values()]
+        if mapped is not None:
+            prior = mapped(prior, settled, labels)
+        fits += [fit_with_gold(r, labels, prior, settled, min_open=0).dependence for r in readers.values()]
     return float(np.mean(fits))
 
 
