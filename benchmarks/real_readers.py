@@ -7,7 +7,7 @@ cut to the answered topics' shapes. The regime: the structure model's calibratio
 the settled ones (the rules' labels) and when trained on the dev questions alone. Per reader: its reliability on the open
 options against gold and as estimated without gold; fused: the structure alone, the reader alone, the best fixed
 weight by nested grouped CV, calibrated from the gold of the other folds' topics (`calibrate`) and the gold-free
-default; the scale, with every question judged, with one in six, and with every question judged but the estimate resting on one in six; shrinkage towards a fixed weight and variants of the estimate (measured, not shipped); the
+default, and how often the bar of issue 23 would hold on other draws of such topics (its resolution); the scale, with every question judged, with one in six, and with every question judged but the estimate resting on one in six; shrinkage towards a fixed weight and variants of the estimate (measured, not shipped); the
 guard on small topics; several readers at once; whether a reader answers every question, and a reader model conditioned on a
 non-empty answer (measured, not shipped). The structure model comes from one place, `causalgraph.experiments.calibration.structure_edges`.
 
@@ -21,7 +21,7 @@ import itertools
 import random
 import sys
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from unittest import mock
 
@@ -69,9 +69,11 @@ COMBINATIONS = (
     ("deberta_v3_base_finetuned_on_train.probs", "gpt4o_zero_shot_no_docs"),
 )
 SHRINKS, TOWARDS = (0.25, 0.5, 0.75), (50, 75, 100)
-SECTIONS = ("regime", "reliability", "fused", "shrinkage", "variants", "rank", "answer-sets", "scale", "partial",
-            "guard", "several", "test-shaped")
-NEED_FUSED = ("shrinkage", "variants", "rank", "answer-sets")  # measured against the nested fixed weight of `fused`
+SECTIONS = ("regime", "reliability", "fused", "resolution", "shrinkage", "variants", "rank", "answer-sets", "scale",
+            "partial", "guard", "several", "test-shaped")
+NEED_FUSED = ("resolution", "shrinkage", "variants", "rank", "answer-sets")  # measured against `fused`'s nested weight
+MARGINS = (0.0, 0.005, 0.01, 0.02, 0.04)  # true margins over the nested weight at which the bar's power is measured
+RESAMPLES = 2000
 VARIANT_SCALES = (1.0, 1.25, 1.5)
 SMALL_SIZES = (1, 5)
 RUN_SIZES = (1, 2, 4, 9)  # dev-only topics per run, each run calibrated on its own
@@ -118,7 +120,10 @@ def main() -> None:
     if "reliability" in sections:
         reliability(repeats, untrained, trained)
     if "fused" in sections:
-        nested = fused(repeats, untrained, trained, bias, args.folds)
+        result = fused(repeats, untrained, trained, bias, args.folds)
+        nested = result.nested
+        if "resolution" in sections:
+            resolution(repeats, untrained, result, bias, args.folds)
         if "shrinkage" in sections:
             shrinkage(repeats, untrained, trained, nested, bias, args.folds)
         if "variants" in sections:
@@ -265,13 +270,26 @@ def reliability(repeats, untrained: dict, trained: dict) -> None:
           f"(shipped: DEPENDENCE = {DEPENDENCE})\n")
 
 
-def fused(repeats, untrained: dict, trained: dict, bias: int, folds: int) -> dict[str, list[float]]:
+@dataclass(frozen=True)
+class Fused:
+    """Each reader's per-question held-out scores in each repeat (in `fused_scores`' order) at the nested fixed
+    weight, the gold-free default and `calibrate`; the questions' topics."""
+
+    nested: dict[str, list[np.ndarray]]
+    default: dict[str, list[np.ndarray]]
+    calibrate: dict[str, list[np.ndarray]]
+    topics: np.ndarray
+
+
+def fused(repeats, untrained: dict, trained: dict, bias: int, folds: int) -> Fused:
     print("## Fused\n")
     print(f"Fixed weights {WEIGHTS} (percent of the raw log-odds; 0 is the structure alone). The default: no gold, "
           f"scale {SCALE:g}. The interval: 95% of the default less the nested fixed weight, resampling topics "
           "(their difference averaged over the repeats).\n")
-    out = {}
+    nested_q, default_q, calibrate_q, topics = {}, {}, {}, np.array([])
     for title, group in (("Readers not trained on train", untrained), ("Readers trained on train (recall dev)", trained)):
+        if not group:
+            continue
         print(f"### {title}\n")
         print("| reader | structure alone | reader alone | best fixed weight, nested CV (chosen in the first repeat) | "
               "`calibrate` (gold of other topics) | no gold (default) | default - nested (95% interval) | "
@@ -285,13 +303,13 @@ def fused(repeats, untrained: dict, trained: dict, bias: int, folds: int) -> dic
                 scores, topics = fused_scores(runs, without_gold([reader], runs), bias, folds)
                 nested.append(held)
                 free.append(scores)
-                gold.append(fused_scores(runs, with_gold([reader], runs), bias, folds)[0].mean())
+                gold.append(fused_scores(runs, with_gold([reader], runs), bias, folds)[0])
                 means.append([weights[w] for w in WEIGHTS])
                 chosen = chosen or picked
                 wins += scores.mean() >= held.mean() - 1e-9
                 apart.append(np.sum(scores != held))
             by_weight[stem] = np.mean(means, axis=0)
-            out[stem] = [held.mean() for held in nested]
+            nested_q[stem], default_q[stem], calibrate_q[stem] = nested, free, gold
             differences.append(np.mean(free, axis=0) - np.mean(nested, axis=0))
             low, high = bootstrap_interval(FoldResult("difference", differences[-1], topics))
             n, f, alone, structure = np.mean(nested), np.mean(free), reader_alone(repeats[0], reader), by_weight[stem][0]
@@ -308,7 +326,48 @@ def fused(repeats, untrained: dict, trained: dict, bias: int, folds: int) -> dic
         print(f"\nEach fixed weight ({title[0].lower() + title[1:]})\n")
         print_table("reader", [f"weight {w}" for w in WEIGHTS], by_weight.items())
         print()
-    return out
+    return Fused(nested_q, default_q, calibrate_q, topics)
+
+
+def resolution(repeats, untrained: dict, result: Fused, bias: int, folds: int) -> None:
+    """How often the bar (each untrained reader at or above its nested weight) holds on other draws of topics like
+    these: the topics resampled with replacement, the same draw for every reader."""
+    print("## The bar's resolution\n")
+    oracle = {stem: [fused_scores(runs, own_gold([reader], runs, SCALE), bias, folds)[0] for runs in repeats]
+              for stem, reader in untrained.items()}
+    settings = (("the default (shipped)", result.default), ("`calibrate` (gold of other topics)", result.calibrate),
+                ("gold of the answered topics (diagnostic)", oracle))
+    differences = {name: np.array([np.mean(by[s], axis=0) - np.mean(result.nested[s], axis=0) for s in untrained])
+                   for name, by in settings}
+    print(f"The {len(np.unique(result.topics))} dev-only topics resampled with replacement {RESAMPLES} times (seed 0), "
+          "the same draw for every reader; in each, a reader's difference is the mean over the drawn topics' "
+          f"questions of its setting's score less the nested fixed weight's (scale {SCALE:g}, means over the "
+          "repeats). The share of draws in which each reader, and all of them at once, is at or above. Last, the "
+          "bar's power: the default's differences shifted so that every reader's is the given margin on these "
+          "topics (their spread over topics as measured), and the share of draws in which all of them are at or "
+          "above.\n")
+    print("| setting | at or above on these topics | " + " | ".join(untrained) + " | all at once |")
+    print("|---|---|" + "---|" * (len(untrained) + 1))
+    rows = [(name, d) for name, d in differences.items()]
+    rows += [(f"the default shifted to a margin of {m:+.3f} for every reader",
+              differences["the default (shipped)"] - differences["the default (shipped)"].mean(axis=1, keepdims=True) + m)
+             for m in MARGINS]
+    for name, d in rows:
+        above = resampled_means(d, result.topics) >= -1e-9  # (draws, readers)
+        point = sum(d.mean(axis=1) >= -1e-9)
+        print(f"| {name} | {point} of {len(d)} | " + " | ".join(f"{a:.0%}" for a in above.mean(axis=0))
+              + f" | {above.all(axis=1).mean():.0%} |", flush=True)
+    print()
+
+
+def resampled_means(differences: np.ndarray, topics: np.ndarray, n: int = RESAMPLES, seed: int = 0) -> np.ndarray:
+    """Each row's mean over the questions of `n` draws of whole topics with replacement (draws x rows), the same
+    draws for every row."""
+    ids = np.unique(topics)
+    sums = np.array([[row[topics == t].sum() for t in ids] for row in differences])
+    counts = np.array([(topics == t).sum() for t in ids])
+    picks = np.random.default_rng(seed).integers(0, len(ids), size=(n, len(ids)))
+    return (sums[:, picks].sum(axis=2) / counts[picks].sum(axis=1)).T
 
 
 def scales(repeats, untrained: dict, bias: int, folds: int) -> None:
