@@ -44,7 +44,7 @@ from causalgraph.experiments.fusion import nested_choice
 from causalgraph.experiments.inputs import cv_inputs, describe_shapes, shipped_biases
 from causalgraph.learn.bands import blend_copies
 from causalgraph.learn.calibration import option_evidence
-from causalgraph.learn.crossval import FoldResult, TopicShape, bootstrap_interval
+from causalgraph.learn.crossval import FoldResult, TopicShape, bootstrap_interval, resampled_means
 from causalgraph.learn.scorer import edge_scores, load_scorer
 from causalgraph.readers.base import ReaderJudgements
 import causalgraph.readers.calibration as reader_calibration
@@ -353,21 +353,11 @@ def resolution(repeats, untrained: dict, result: Fused, bias: int, folds: int) -
               differences["the default (shipped)"] - differences["the default (shipped)"].mean(axis=1, keepdims=True) + m)
              for m in MARGINS]
     for name, d in rows:
-        above = resampled_means(d, result.topics) >= -1e-9  # (draws, readers)
+        above = resampled_means(d, result.topics, RESAMPLES) >= -1e-9  # (draws, readers)
         point = sum(d.mean(axis=1) >= -1e-9)
         print(f"| {name} | {point} of {len(d)} | " + " | ".join(f"{a:.0%}" for a in above.mean(axis=0))
               + f" | {above.all(axis=1).mean():.0%} |", flush=True)
     print()
-
-
-def resampled_means(differences: np.ndarray, topics: np.ndarray, n: int = RESAMPLES, seed: int = 0) -> np.ndarray:
-    """Each row's mean over the questions of `n` draws of whole topics with replacement (draws x rows), the same
-    draws for every row."""
-    ids = np.unique(topics)
-    sums = np.array([[row[topics == t].sum() for t in ids] for row in differences])
-    counts = np.array([(topics == t).sum() for t in ids])
-    picks = np.random.default_rng(seed).integers(0, len(ids), size=(n, len(ids)))
-    return (sums[:, picks].sum(axis=2) / counts[picks].sum(axis=1)).T
 
 
 def scales(repeats, untrained: dict, bias: int, folds: int) -> None:

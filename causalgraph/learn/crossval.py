@@ -178,13 +178,18 @@ def held_out_scores(
 
 def bootstrap_interval(result: FoldResult, n: int = 2000, seed: int = 0) -> tuple[float, float]:
     """95% interval of the mean score, resampling whole topics (questions of a topic are not independent)."""
-    rng = np.random.default_rng(seed)
-    ids = np.unique(result.topics)
-    sums = np.array([result.scores[result.topics == t].sum() for t in ids])
-    counts = np.array([(result.topics == t).sum() for t in ids])
-    picks = rng.integers(0, len(ids), size=(n, len(ids)))
-    means = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    means = resampled_means(result.scores[None, :], result.topics, n, seed)[:, 0]
     return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def resampled_means(scores: np.ndarray, topics: np.ndarray, n: int = 2000, seed: int = 0) -> np.ndarray:
+    """Each row of per-question `scores` (rows x questions) averaged over the questions of `n` draws of whole
+    topics with replacement: draws x rows, the same draws for every row."""
+    ids = np.unique(topics)
+    sums = np.array([[row[topics == t].sum() for t in ids] for row in scores])
+    counts = np.array([(topics == t).sum() for t in ids])
+    picks = np.random.default_rng(seed).integers(0, len(ids), size=(n, len(ids)))
+    return (sums[:, picks].sum(axis=2) / counts[picks].sum(axis=1)).T
 
 
 def per_copy(models: list, held: list[list[TopicAnalysis]] | None) -> list:
