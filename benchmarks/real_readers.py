@@ -348,10 +348,9 @@ def resolution(repeats, untrained: dict, result: Fused, bias: int, folds: int) -
           "above.\n")
     print("| setting | at or above on these topics | " + " | ".join(untrained) + " | all at once |")
     print("|---|---|" + "---|" * (len(untrained) + 1))
-    rows = [(name, d) for name, d in differences.items()]
-    rows += [(f"the default shifted to a margin of {m:+.3f} for every reader",
-              differences["the default (shipped)"] - differences["the default (shipped)"].mean(axis=1, keepdims=True) + m)
-             for m in MARGINS]
+    default = differences["the default (shipped)"]
+    rows = [*differences.items(), *((f"the default shifted to a margin of {m:+.3f} for every reader",
+                                     default - default.mean(axis=1, keepdims=True) + m) for m in MARGINS)]
     for name, d in rows:
         above = resampled_means(d, result.topics, RESAMPLES) >= -1e-9  # (draws, readers)
         point = sum(d.mean(axis=1) >= -1e-9)
