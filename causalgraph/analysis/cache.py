@@ -33,8 +33,8 @@ from pathlib import Path
 from ..config import PACKAGE_DIR, trusted
 from ..data import Document, Topic
 from ..text.embed import resolve_model_path
-from ..text.extract import DocumentReading, read_documents
-from ..evidence.retrieve import DocumentVectors, embed_readings
+from ..text.extract import DocumentReading, iter_readings
+from ..evidence.retrieve import DocumentVectors, iter_vectors
 from .analyse import TopicAnalysis, analyse_topic
 
 CACHE_FORMAT = 3  # bump when the entry layout changes
@@ -145,19 +145,20 @@ class AnalysisCache:
         _store(self.path(topic), analysis)
 
     def read(self, documents: list[Document]) -> list[DocumentReading]:
-        """Each document's reading from the cache; the others read together by spaCy, and stored."""
+        """Each document's reading from the cache; the others read together by spaCy, each stored as soon as it
+        is read (a run stopped midway keeps what it read)."""
         return self._per_document(documents, "reading", DocumentReading,
-                                  lambda missing: read_documents([documents[i] for i in missing]))
+                                  lambda missing: iter_readings([documents[i] for i in missing]))
 
     def vectors(self, documents: list[Document], readings: list[DocumentReading]) -> list[DocumentVectors]:
-        """The embeddings of each document's sentences and cue clauses from the cache; the others encoded
-        together, and stored."""
+        """The embeddings of each document's sentences and cue clauses from the cache; the others encoded, each
+        stored as soon as it is made."""
         return self._per_document(documents, "vectors", DocumentVectors,
-                                  lambda missing: embed_readings([readings[i] for i in missing], self.encoder))
+                                  lambda missing: iter_vectors([readings[i] for i in missing], self.encoder))
 
     def _per_document(self, documents: list[Document], kind: str, type_: type, compute) -> list:
-        """Each document's entry of `kind`; `compute(indices)` makes those of the documents at `indices` that
-        the cache does not hold, which are then stored."""
+        """Each document's entry of `kind`; `compute(indices)` yields, in order, those of the documents at
+        `indices` that the cache does not hold, each stored as it comes."""
         paths = [self.document_path(d, kind) for d in documents]
         found = [_load(p, type_) for p in paths]
         missing = [i for i, r in enumerate(found) if r is None]

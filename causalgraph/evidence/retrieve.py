@@ -4,6 +4,7 @@ encoder's int8 version), once per document."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,16 +46,19 @@ class DocumentVectors:
                    np.concatenate([p.cues for p in parts] or [np.zeros((0, 2, dim), np.float32)]))
 
 
-def embed_readings(readings: list[DocumentReading], encoder: str) -> list[DocumentVectors]:
-    """The DocumentVectors of each reading. The int8 encoder scales its activations by batch, so each document
-    is encoded on its own (and each event alone, see `embed_events`): a text's vector then depends on its
-    document alone, whatever else is read with it and whatever the cache holds."""
-    out = []
+def iter_vectors(readings: Iterable[DocumentReading], encoder: str) -> Iterator[DocumentVectors]:
+    """The DocumentVectors of each reading, yielded as each is made. The int8 encoder scales its activations by
+    batch, so each document is encoded on its own (and each event alone, see `embed_events`): a text's vector
+    then depends on its document alone, whatever else is read with it and whatever the cache holds."""
     for r in readings:
         texts = [s.text for s in r.sentences] + [t for c in r.cues for t in (c.cause, c.effect)]
         vectors = encode(texts, encoder, QUANTIZED)
-        out.append(DocumentVectors(vectors[: len(r.sentences)], vectors[len(r.sentences):].reshape(-1, 2, vectors.shape[1])))
-    return out
+        yield DocumentVectors(vectors[: len(r.sentences)], vectors[len(r.sentences):].reshape(-1, 2, vectors.shape[1]))
+
+
+def embed_readings(readings: list[DocumentReading], encoder: str) -> list[DocumentVectors]:
+    """The DocumentVectors of each reading, in order (see iter_vectors)."""
+    return list(iter_vectors(readings, encoder))
 
 
 def embed_events(texts: list[str], encoder: str) -> np.ndarray:

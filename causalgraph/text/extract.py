@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -329,9 +330,36 @@ def _document_year(dates: list[PartialDate | None]) -> int | None:
     return years.most_common(1)[0][0] if years else None
 
 
-def _reading(document: Document, doc) -> DocumentReading:
-    """One parsed document's sentences (with their dates) and cues."""
-    spans = list(doc.sents)
+# Characters of one piece that spaCy parses: a longer document is read in pieces cut at paragraph (else sentence,
+# else word) breaks, so that the parse's arrays, which the dependency matcher copies per sentence, stay small and
+# reading time grows linearly with a document's length. Documents up to this length are read whole.
+PIECE_CHARS = 10_000
+PIECES_PER_BATCH = 8  # pieces that spaCy holds at once
+
+
+def pieces(text: str, size: int = PIECE_CHARS) -> list[str]:
+    """The text cut into consecutive pieces of at most `size` characters, at the last paragraph break in each
+    piece, else the last sentence end, else the last space (a hard cut where there is none); joined back they
+    give the text."""
+    out = []
+    while len(text) > size:
+        window = text[:size]
+        cut = max(window.rfind("\n\n"), window.rfind("\n")) + 1
+        if cut <= size // 4:
+            cut = max(window.rfind(". "), window.rfind("? "), window.rfind("! ")) + 2
+        if cut <= size // 4:
+            cut = window.rfind(" ") + 1
+        if cut <= size // 4:
+            cut = size
+        out.append(text[:cut])
+        text = text[cut:]
+    return out + [text] if text or not out else out
+
+
+def _document_reading(document: Document, docs) -> DocumentReading:
+    """One document's reading from the parses of its pieces, in order: sentences (with the dates they state, the
+    year filled from the document's own dates) and cues."""
+    spans = [span for doc in docs for span in doc.sents]
     stated = [parse_date(s.text) for s in spans]
     year = _document_year(stated)
     stated = [PartialDate(year, d.month, d.day) if d and d.year is None and d.month is not None and year else d
@@ -339,25 +367,38 @@ def _reading(document: Document, doc) -> DocumentReading:
     anchor, previous = anchor_date(document.date, [d for d in stated if d]), None
     sentences: list[Sentence] = []
     cues: list[CueMatch] = []
-    sentence_of: dict[int, int] = {}
-    for span, date in zip(spans, stated):
+    sentence_of: dict[tuple[int, int], int] = {}  # (piece, first token) -> sentence
+    piece_of = [i for i, doc in enumerate(docs) for _ in doc.sents]
+    for span, date, piece in zip(spans, stated, piece_of):
         text = _clean(span.text)
         relative = date is None and anchor is not None and (date := relative_date(text, anchor, previous)) is not None
         previous = full_date(date) or previous
         if len(text.split()) < 3:
             continue
         position = len(sentences)
-        sentence_of[span.start] = position
+        sentence_of[(piece, span.start)] = position
         sentences.append(Sentence(0, position, text, date, relative, position))
         cues += cue_matches(span, position)
-    return DocumentReading(tuple(sentences), tuple(cues + dependency_cues(spans, sentence_of)))
+    for i, doc in enumerate(docs):
+        starts = {start: s for (piece, start), s in sentence_of.items() if piece == i}
+        cues += dependency_cues(list(doc.sents), starts)
+    return DocumentReading(tuple(sentences), tuple(cues))
+
+
+def iter_readings(documents: list[Document]) -> Iterator[DocumentReading]:
+    """spaCy over the documents, in order, each in pieces of at most PIECE_CHARS characters with a bounded batch;
+    each reading is yielded as soon as its document is read, and depends on that document alone (so it can be
+    cached by the document's content)."""
+    nlp = load_nlp()
+    cut = [pieces(document_text(d)) for d in documents]
+    parsed = iter(nlp.pipe((p for ps in cut for p in ps), batch_size=PIECES_PER_BATCH))
+    for document, parts in zip(documents, cut):
+        yield _document_reading(document, [next(parsed) for _ in parts])
 
 
 def read_documents(documents: list[Document]) -> list[DocumentReading]:
-    """Run spaCy over the documents, in order; each reading depends on its document alone (so it can be cached
-    by the document's content)."""
-    nlp = load_nlp()
-    return [_reading(d, doc) for d, doc in zip(documents, nlp.pipe(map(document_text, documents), batch_size=16))]
+    """The readings of the documents, in order (see iter_readings)."""
+    return list(iter_readings(documents))
 
 
 def extract_topic(documents: list[Document]) -> TopicExtraction:
