@@ -206,7 +206,7 @@ def test_a_closed_output_pipe_ends_quietly(tmp_path):
     assert process.wait() == 141 and "Traceback" not in stderr
 
 
-# --- round two: outputs that are not files, readers that misbehave, inputs built to hurt the parser ---
+# --- outputs that are not files, readers that misbehave, inputs built to hurt the parser ---
 
 def special_files(folder):
     """A named pipe, and (as root) a null and a full device made with mknod: never the system's /dev."""
