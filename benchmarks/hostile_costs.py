@@ -4,7 +4,7 @@ made here: one question whose option is 100 KB of "May 1 " (analysis, under --ti
 repeats A{i} for B{i}; each question alone is answerable, the topic is not), solved with --time-limit 0.1 and
 without. The encoder is loaded by a warm-up run first, so that no figure counts it. Run it against an earlier
 checkout with PYTHONPATH=OLD_CHECKOUT to compare. With --data, it first prints the characters of documents of
-the largest topic there (what `visualize --max-document-chars` is measured against).
+the largest topic there (what `visualize --max-topic-chars` is measured against).
 
     python benchmarks/hostile_costs.py --questions 1000 --data ../shared/aer
 """

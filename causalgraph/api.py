@@ -19,7 +19,7 @@ from typing import Mapping, Protocol
 
 from .analysis.cache import AnalysisCache
 from .config import DEFAULT_MODEL, DEMO_DATA
-from .data import Topic, load_data, load_split
+from .data import MAX_DOCUMENT_CHARS, Topic, load_data, load_split
 from .data.load import warn_without_documents
 from .experiments.sizes import thin_topics
 from .learn.calibration import load_calibrations, match_calibrations
@@ -29,6 +29,7 @@ from .readers.calibration import ReaderCalibration
 from .reason.solve import PRIORS, SWITCHABLE, SolverParams
 from .run.calibrate import calibrated_settings
 from .run.batch import Answer, Settings, answer_topics, priors_for, scorer_for
+from .run.checks import checked_document_chars, checked_reader_weight, checked_topic_ids, checked_topics, checked_workers
 
 
 class Reader(Protocol):
@@ -41,11 +42,14 @@ log = logging.getLogger(__name__)
 AUTO = "auto"  # the priors setting that the answered topics were built for (run.batch.priors_for)
 
 
-def load_topics(path: str | os.PathLike, split: str | None = None, topics: Iterable[int] | None = None) -> list[Topic]:
+def load_topics(path: str | os.PathLike, split: str | None = None, topics: Iterable[int] | None = None,
+                max_document_chars: int = MAX_DOCUMENT_CHARS) -> list[Topic]:
     """Topics with their questions and documents: your own (a folder holding questions.jsonl and, optionally,
     docs.json, or one JSON or YAML topic file; no split), or one split of an AER data folder in either layout
-    (default test); `topics` restricts to those ids. DataError, naming the file and line, on bad input."""
-    return load_data(path, split, topics)
+    (default test); `topics` restricts to those ids. Each document is read up to `max_document_chars`
+    characters (as `--max-document-chars`), a longer one cut with a warning. DataError, naming the file and
+    line, on bad input; TypeError or ValueError naming the argument for a bad one."""
+    return load_data(path, split, checked_topic_ids(topics), checked_document_chars(max_document_chars))
 
 
 def demo_topics() -> list[Topic]:
@@ -86,7 +90,9 @@ class Reasoner:
         (the default) takes the one the answered topics were built for, as `answer` does: "aer" for topics of
         an AER data folder, "none" for your own.
         ValueError (or OSError) naming the model file when it cannot be loaded, and ValueError for a
-        `time_limit` that is not a positive number or an unknown `priors`."""
+        `time_limit` that is not a positive number, an unknown `priors`, or a `reader_weight` that `--reader-weight`
+        refuses (TypeError for one that is no integer)."""
+        reader_weight = checked_reader_weight(reader_weight)
         without = frozenset(without)
         unknown = sorted(without - set(SWITCHABLE))
         if unknown:
@@ -137,8 +143,10 @@ class Reasoner:
         together), so it must be finite: pass a list, or call answer() on batches of an endless stream.
         `workers` > 1 answers topics in that many processes. A topic that fails raises RuntimeError naming it;
         under priors "auto", topics of AER data and your own together raise ValueError.
-        Like `answer`, it warns (logging, logger `causalgraph.api`) when small topics are answered without a reader."""
-        topics = list(topics)
+        Like `answer`, it warns (logging, logger `causalgraph.api`) when small topics are answered without a reader.
+        TypeError or ValueError, naming the argument, for topics that are no Topic objects or workers that are no
+        whole number from 1."""
+        topics, workers = checked_topics(topics), checked_workers(workers)
         warn_without_documents(topics)
         settings = self.settings_for(topics)
         if self.reader_objects:

@@ -113,7 +113,7 @@ def test_unicode_line_separators_inside_strings_stay_in_their_line(tmp_path):
 def test_docs_topic_id_must_be_an_integer(tmp_path):
     path = tmp_path / "docs.json"
     path.write_text(json.dumps([{"topic_id": "seven", "docs": []}]))
-    with pytest.raises(DataError, match=r"docs\.json:topic entry 0: topic_id must be an integer, got 'seven'"):
+    with pytest.raises(DataError, match=r"docs\.json:topic entry 1: topic_id must be an integer, got 'seven'"):
         load_documents(path)
 
 
@@ -122,7 +122,7 @@ def test_empty_document_is_skipped_with_a_warning(tmp_path, caplog):
     docs = [{"id": "d1", "content": "Rain fell."}, {"id": "d2", "content": "  ", "snippet": ""}]
     path.write_text(json.dumps([{"topic_id": 1, "docs": docs}]))
     assert [d.doc_id for d in load_documents(path)[1][1]] == ["d1"]
-    assert "docs.json:topic entry 0, doc 1 (id 'd2'): empty document (no content or snippet); skipped" in caplog.text
+    assert "docs.json:topic entry 1, document 2 (id 'd2'): empty document (no content or snippet); skipped" in caplog.text
 
 
 def test_huge_document_is_cut_with_a_warning(tmp_path, caplog):
@@ -130,7 +130,7 @@ def test_huge_document_is_cut_with_a_warning(tmp_path, caplog):
     path.write_text(json.dumps([{"topic_id": 1, "docs": [{"id": "big", "content": "x" * (MAX_DOCUMENT_CHARS + 5)}]}]))
     (doc,) = load_documents(path)[1][1]
     assert len(doc.content) == MAX_DOCUMENT_CHARS
-    assert f"doc 0 (id 'big'): {MAX_DOCUMENT_CHARS + 5:,} characters; keeping the first" in caplog.text
+    assert f"document 1 (id 'big'): {MAX_DOCUMENT_CHARS + 5:,} characters; keeping the first" in caplog.text
 
 
 def test_topic_without_documents_loads_with_none(tmp_path):

@@ -206,7 +206,7 @@ def test_a_closed_output_pipe_ends_quietly(tmp_path):
     assert process.wait() == 141 and "Traceback" not in stderr
 
 
-# --- round two: outputs that are not files, readers that misbehave, inputs built to hurt the parser ---
+# --- outputs that are not files, readers that misbehave, inputs built to hurt the parser ---
 
 def special_files(folder):
     """A named pipe, and (as root) a null and a full device made with mknod: never the system's /dev."""
@@ -365,7 +365,7 @@ def test_ids_built_to_hurt_are_one_line_naming_the_file_and_line(tmp_path, capsy
 def test_a_document_with_a_lone_surrogate_is_named(demo_copy):
     docs = demo_copy / "sample" / "docs.json"
     docs.write_text(docs.read_text().replace('"content": "', '"content": "\\ud800', 1))
-    with pytest.raises(DataError, match=r"docs.json:topic entry 0, doc 0 \(id '.*'\): a field holds '\\ud800'"):
+    with pytest.raises(DataError, match=r"docs.json:topic entry 1, document 1 \(id '.*'\): a field holds '\\ud800'"):
         load_split(demo_copy, "sample")
 
 

@@ -141,7 +141,7 @@ def test_document_dates_and_train_evidence_load(tmp_path, caplog):
         [{"topic_id": "11", "doc_leads": [{"title": "Lead", "content": "Rain fell on the town."}],
           "passages": ["Gates jammed as the water rose.", "Gates jammed as the water rose."]}]))
     plain = {t.topic_id: t for t in load_labelled(root)}
-    assert [d.date for d in plain[1].documents] == ["2025-09-28", "", ""] and "not a yyyy-mm-dd day" in caplog.text
+    assert [d.date for d in plain[1].documents] == ["2025-09-28", "", ""] and "date '2023-02-30' is no such day; ignored" in caplog.text
     assert plain[11].documents == []
     with_evidence = {t.topic_id: t for t in load_labelled(root, evidence=True)}
     assert [d.title for d in with_evidence[11].documents] == ["Lead", "retrieved passage", "retrieved passage"]

@@ -29,7 +29,7 @@ from ..run.batch import PARALLEL_CHARS, STAGES, Answer, Settings, TopicAnswer, a
 from ..run.calibrate import calibrated_settings
 from ..run.output import check_outputs, jsonl, write_files
 from ..run.parallel import SCHEDULERS
-from .common import add_priors_option, add_reader_options, check_reader_options, resolved_priors, load_readers, reader_inputs, parse_groups, parse_topics, plural, positive, prog, log_warnings, run_command, weight
+from .common import add_document_chars_option, add_priors_option, add_reader_options, check_reader_options, resolved_priors, load_readers, reader_inputs, parse_groups, parse_topics, plural, positive, prog, log_warnings, run_command, weight
 
 
 def workers_option(text: str) -> int | str:
@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "printed with what decided each option")
     parser.add_argument("--explain", type=Path, help="JSONL with each option's edge score and the rules that fired")
     parser.add_argument("--topics", type=parse_topics, help="only these topic ids, e.g. 37,40-42")
+    add_document_chars_option(parser)
     parser.add_argument("--without", type=parse_groups, default=frozenset(), help=f"rule groups to switch off: {','.join(SWITCHABLE)}")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="trained edge scorer (joblib)")
     add_priors_option(parser)
@@ -178,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                                 [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)],
                                 {"--cache-dir": None if args.no_cache else args.cache_dir})
         calibrations = load_calibrations(args.reader_calibration) if args.reader_calibration else None
-        topics = load_data(data, split, args.topics)
+        topics = load_data(data, split, args.topics, args.max_document_chars)
         warn_without_documents(topics)
         model, priors = args.model.resolve(), resolved_priors(args, topics)
         scorer, encoder = scorer_for(model, priors)

@@ -18,15 +18,16 @@ from pathlib import Path
 from ..config import DEFAULT_ENCODER, default_cache_dir
 from ..data import DataError
 from ..data.load import TopicIds
-from ..data.records import MAX_TOPIC_DIGITS, Topic, escaped
+from ..data.records import MAX_DOCUMENT_CHARS, MAX_TOPIC_DIGITS, Topic, escaped
 from ..experiments.inputs import cv_inputs as read_cv_inputs, shipped_bias
 from ..learn.crossval import TopicShape
 from ..readers.base import ReaderJudgements
 from ..readers.llm import RESPONSE_FORMATS
 from ..readers.load import load_readers as read_readers
 from ..readers.scores import parse_reader_spec
-from ..reason.solve import MAX_CONSTANT, PRIORS, SWITCHABLE
+from ..reason.solve import PRIORS, SWITCHABLE
 from ..run.batch import priors_for
+from ..run.checks import reader_weight_problem, weight_problem
 
 # How the commands were started, for their usage lines: `python -m causalgraph.answer` unless the
 # `causalgraph COMMAND` entry point (causalgraph/__main__.py) says otherwise.
@@ -91,6 +92,13 @@ def positive(kind, most: float = 1e6):
         return value
 
     return parse
+
+
+def add_document_chars_option(parser: argparse.ArgumentParser) -> None:
+    """--max-document-chars: the characters read of each document (the loader cuts longer ones, with a warning)."""
+    parser.add_argument("--max-document-chars", type=at_least(1), default=MAX_DOCUMENT_CHARS, metavar="N",
+                        help=f"characters read of each document; longer ones are cut there, with a warning naming "
+                             f"them (default {MAX_DOCUMENT_CHARS:,}; the longest document of the AER data has 80,000)")
 
 
 def add_priors_option(parser: argparse.ArgumentParser) -> None:
@@ -243,23 +251,25 @@ def run_command(main, argv: list[str] | None = None) -> int:
         sys.stdout, sys.stderr = streams
 
 
-def weight(text: str) -> int:
-    """An argparse type: an integer that clingo's 32-bit weights can hold (within +-MAX_CONSTANT)."""
+def _checked(check, text: str) -> int:
+    """`text` as an integer that `check` (of run.checks) passes; argparse's error, with its message, where not."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if abs(value) > MAX_CONSTANT:
-        raise argparse.ArgumentTypeError(f"must be within +-{MAX_CONSTANT:,} (clingo's weights are 32-bit), got {text}")
+    if problem := check(value):
+        raise argparse.ArgumentTypeError(problem)
     return value
+
+
+def weight(text: str) -> int:
+    """An argparse type: an integer that clingo's 32-bit weights can hold (within +-MAX_CONSTANT)."""
+    return _checked(weight_problem, text)
 
 
 def reader_weight(text: str) -> int:
     """An argparse type: a reader weight, 0 or more (a negative one would read every judgement backwards)."""
-    value = weight(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more (a negative weight reads every judgement backwards), got {text}")
-    return value
+    return _checked(reader_weight_problem, text)
 
 
 def at_least(minimum: int):

@@ -64,21 +64,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def read_gold(path: Path) -> tuple[dict[str, frozenset[str]], dict[str, bool], dict[str, int]]:
-    """The gold answers of `path`, and where it has the questions themselves, whether each offers None and its
-    topic (a plain {id, answer} file has neither)."""
+@dataclass(frozen=True)
+class Gold:
+    """The gold answers of a file; where it has the questions themselves, whether each offers None and its topic
+    (a plain {id, answer} file has neither), and how many of its questions have no golden_answer."""
+
+    answers: dict[str, frozenset[str]]
+    offers_none: dict[str, bool]
+    topic_of: dict[str, int]
+    unlabelled: int = 0
+
+
+def read_gold(path: Path) -> Gold:
+    """The gold of `path`: questions (a topic folder or file, or a questions.jsonl), of which those with a
+    golden_answer, or plain {id, answer} lines."""
     if path.is_dir() or path.suffix in TOPIC_FILE_SUFFIXES:
-        questions = [q for t in load_data(path) for q in t.questions if q.gold is not None]
-        if not questions:
-            raise DataError(path, None, "no question with a golden_answer")
-        return ({q.qid: q.gold for q in questions if q.gold is not None}, {q.qid: q.none_label is not None for q in questions},
-                {q.qid: q.topic_id for q in questions})
-    gold = load_answers(path)
-    try:
-        questions = load_questions(path)
-    except DataError:
-        return gold, {}, {}  # a plain {id, answer} gold file has no options or topics to inspect
-    return gold, {q.qid: q.none_label is not None for q in questions}, {q.qid: q.topic_id for q in questions}
+        questions = [q for t in load_data(path) for q in t.questions]
+    else:
+        try:
+            questions = load_questions(path)
+        except DataError:  # a plain {id, answer} gold file has no options or topics to inspect
+            return Gold(load_answers(path), {}, {})
+    labelled = [q for q in questions if q.gold is not None]
+    if not labelled:
+        raise DataError(path, None, "no question with a golden_answer")
+    return Gold({q.qid: q.gold for q in labelled if q.gold is not None}, {q.qid: q.none_label is not None for q in labelled},
+                {q.qid: q.topic_id for q in labelled}, len(questions) - len(labelled))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         predicted = load_answers(args.pred, predictions=True)
-        gold, offers_none, topic_of = read_gold(args.gold)
+        read = read_gold(args.gold)
+        gold, offers_none, topic_of = read.answers, read.offers_none, read.topic_of
         if args.topics and not topic_of:
             raise DataError(args.gold, None, "--topics needs the gold questions with their topic ids (a questions.jsonl "
                                              "or a topic folder or file), not {id, answer} lines")
@@ -96,8 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(predicted) - set(gold))
     if unknown:
         print(f"warning: {plural(len(unknown), 'predicted id')} not in the gold file, e.g. {unknown[0]}", file=sys.stderr)
+    every = "every question of the gold file" + " with a golden_answer" * bool(read.unlabelled)
     if args.all:
-        scored, scope = gold, "every question of the gold file"
+        scored, scope = gold, every
     elif args.topics:
         missing = args.topics.first_missing(set(topic_of.values()))
         if missing is not None:
@@ -108,9 +121,11 @@ def main(argv: list[str] | None = None) -> int:
         scope = f"the gold questions of topic{'s' if several else ''} {args.topics}"
     else:
         scored = {q: g for q, g in gold.items() if q in predicted}
-        scope = ("every question of the gold file" if len(scored) == len(gold) else
+        scope = (every if len(scored) == len(gold) else
                  f"only the questions that have a prediction: {len(scored):,} of {len(gold):,} in the gold file; --all "
                  "scores the others as 0, --topics the questions of chosen topics")
+    if read.unlabelled:
+        scope += f"; {plural(read.unlabelled, 'question')} of the gold file without a golden_answer not scored"
     if not scored:
         print(f"error: {args.pred}: no prediction for any question of {args.gold}", file=sys.stderr)
         return 2

@@ -26,7 +26,7 @@ from ..run.batch import Settings, answer_topic, pair_evidence
 from ..run.calibrate import calibrated_settings
 from ..run.output import check_outputs
 from ..view.page import render_topic
-from .common import (add_priors_option, add_reader_options, at_least, check_reader_options, load_readers, log_warnings, parse_groups,
+from .common import (add_document_chars_option, add_priors_option, add_reader_options, at_least, check_reader_options, load_readers, log_warnings, parse_groups,
                      plural, prog, reader_inputs, resolved_priors, run_command)
 
 log = logging.getLogger(__name__)
@@ -50,9 +50,10 @@ def visualize_topic(topic: Topic, path: str | Path, scorer: Scorer, encoder: str
     return page
 
 
-# Characters of a topic's documents that the page reads by default: three times those of the largest topic of
-# the AER data (166,968); the page of 500,000 of them took 58 s and 0.75 GB on one core (issue 25's note).
-PAGE_DOCUMENT_CHARS = 500_000
+# Characters of a topic's documents, all together, that the page reads by default: three times those of the
+# largest topic of the AER data (166,968); the page of 500,000 of them took 58 s and 0.75 GB on one core (issue
+# 25's note). Each document is first cut at --max-document-chars, as `answer` cuts it.
+PAGE_TOPIC_CHARS = 500_000
 
 
 def capped(topic: Topic, most: int) -> Topic:
@@ -68,7 +69,7 @@ def capped(topic: Topic, most: int) -> Topic:
         kept.append(doc if len(doc.content) <= left else replace(doc, content=doc.content[:left]))
         left -= len(kept[-1].content)
     log.warning("topic %s: its %s documents hold %s characters; the page reads the first %s of them, in %s "
-                "(--max-document-chars)", topic.topic_id, f"{len(topic.documents):,}", f"{total:,}", f"{most:,}",
+                "(--max-topic-chars)", topic.topic_id, f"{len(topic.documents):,}", f"{total:,}", f"{most:,}",
                 plural(len(kept), "document"))
     return replace(topic, documents=kept)
 
@@ -85,9 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--topic", type=int, help="topic id (required where --data holds several topics)")
     parser.add_argument("--out", type=Path, help="HTML page to write (default: topicN.html)")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="trained edge scorer (joblib)")
-    parser.add_argument("--max-document-chars", type=at_least(0), default=PAGE_DOCUMENT_CHARS,
-                        help=f"characters of the topic's documents that the page analyses (default {PAGE_DOCUMENT_CHARS:,}, "
-                             "about a minute of analysis; the rest is left out, with a warning)")
+    add_document_chars_option(parser)
+    parser.add_argument("--max-topic-chars", type=at_least(0), default=PAGE_TOPIC_CHARS, metavar="N",
+                        help=f"characters of the topic's documents, all together, that the page analyses (default "
+                             f"{PAGE_TOPIC_CHARS:,}, about a minute of analysis; the rest is left out, with a warning)")
     add_priors_option(parser)
     parser.add_argument("--without", type=parse_groups, default=frozenset(),
                         help=f"rule groups to switch off: {','.join(SWITCHABLE)}")
@@ -103,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     check_reader_options(parser, args)
     data, split = (DEMO_DATA, "sample") if args.demo else (args.data, args.split)
     try:
-        topics = load_data(data, split, None if args.topic is None else [args.topic])
+        topics = load_data(data, split, None if args.topic is None else [args.topic], args.max_document_chars)
         if len(topics) > 1:
             raise DataError(data, None, f"holds {len(topics)} topics; choose one with --topic "
                                         f"({', '.join(str(t.topic_id) for t in topics[:10])}{', ...' if len(topics) > 10 else ''})")
@@ -115,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     except (DataError, OSError, ValueError, EndpointError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    topic = capped(topics[0], args.max_document_chars)
+    topic = capped(topics[0], args.max_topic_chars)
     try:  # weighed on this topic alone, without gold unless a calibration file is given
         calibrations = args.reader_calibration and match_calibrations(readers, load_calibrations(args.reader_calibration),
                                                                       args.reader_calibration)
@@ -125,7 +127,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     without, params = settings.rules()
-    visualize_topic(topic, out, scorer, encoder, without, params, settings.readers, progress=not args.quiet)
+    try:
+        visualize_topic(topic, out, scorer, encoder, without, params, settings.readers, progress=not args.quiet)
+    except OSError as err:  # a full disk, say: write_files leaves no half-written page
+        print(f"error: --out {out}: {err.strerror or err}; no page written", file=sys.stderr)
+        return 2
     print(f"wrote {out}: topic {topic.topic_id}, {plural(len(topic.questions), 'question')}")
     return 0
 

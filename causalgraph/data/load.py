@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import datetime
 import json
 import logging
@@ -13,18 +14,36 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from .records import (LABELS, MAX_DOCUMENT_CHARS, SPLITS, DataError, Document, Question, Topic, check_text,
-                      normalize_text, parse_id, parse_labels, parse_topic_id, shown)
+                      is_none_option, normalize_text, parse_id, parse_labels, parse_topic_id, shown)
 
 log = logging.getLogger(__name__)
 ISO_DATE = re.compile(r"(?:19|20)\d\d-\d\d-\d\d")
+DATE_TIME = re.compile(r"(\d{4}-\d\d-\d\d)(?:[Tt ]\d\d?:\d\d(?::\d\d(?:\.\d*)?)?\s*(?:[Zz]|[-+]\d\d?(?::?\d\d)?)?)?")
 
 
 def is_iso_day(text: str) -> bool:
     """True for a real calendar day written yyyy-mm-dd."""
+    return date_problem(text) is None
+
+
+def date_problem(text: str) -> str | None:
+    """Why `text` is not a real calendar day of the years 1900-2099 written yyyy-mm-dd (None when it is one)."""
+    if not re.fullmatch(r"\d{4}-\d\d-\d\d", text):
+        return "is not written yyyy-mm-dd"
     try:
-        return bool(ISO_DATE.fullmatch(text)) and datetime.date.fromisoformat(text) is not None
+        datetime.date.fromisoformat(text)
     except ValueError:
-        return False
+        return "is no such day"
+    if not ISO_DATE.fullmatch(text):
+        return "lies outside the years 1900-2099 that the timeline reads"
+    return None
+
+
+def day_of(value) -> str:
+    """A document's date as text: a date-time (`2024-03-26T09:30:00Z`, as YAML or a script writes one) as its day."""
+    text = _text(value)
+    written = DATE_TIME.fullmatch(text)
+    return written[1] if written else text
 
 
 def _warn(path: str | os.PathLike, where: str, problem: str) -> None:
@@ -49,6 +68,24 @@ def read_bytes(path: str | os.PathLike) -> bytes:
     if len(data) > MAX_STREAM_BYTES:
         raise DataError(path, None, f"more than {MAX_STREAM_BYTES:,} bytes from a pipe; give a file")
     return data
+
+
+def regular_file(path: str | os.PathLike) -> bool:
+    """Whether `path` is a regular file (False when nothing is there); DataError naming it when something else is
+    there: a link to nothing, a folder, a FIFO (which would block a read), a device or a socket."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        if os.path.lexists(path):
+            raise DataError(path, None, "is a link to nothing (dangling symlink)") from None
+        return False
+    except OSError as err:
+        raise DataError(path, None, f"cannot be read ({err.strerror})") from None
+    if stat.S_ISREG(mode):
+        return True
+    kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else
+            "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file")
+    raise DataError(path, None, f"is {kind}, not a regular file to read")
 
 
 def read_text(path: str | os.PathLike) -> str:
@@ -113,36 +150,60 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
         yield lineno, obj
 
 
+QUESTION_KEYS = ("id", "topic_id", "target_event", *(f"option_{l}" for l in LABELS), "golden_answer")
+
+
+def unknown_fields(obj: dict) -> list[str]:
+    """The keys of a question object that no question has (a misspelt `golden_answers`, an `option_E`), sorted."""
+    return sorted(set(map(str, obj)) - set(QUESTION_KEYS))
+
+
 def parse_question(obj: dict, path: str | os.PathLike, where: str) -> Question:
-    """One question object (a questions.jsonl line); gold labels are read from `golden_answer` when present."""
-    missing = [k for k in ("id", "topic_id", "target_event", *(f"option_{l}" for l in LABELS)) if k not in obj]
+    """One question object (a questions.jsonl line); gold labels are read from `golden_answer` when present.
+    DataError for an event text that is empty, or has no letter or digit (zero-width or punctuation only). A
+    question that offers None more than once, or whose options all repeat its target, is kept with a warning
+    that names it (the latter is answered on its own, with no label)."""
+    missing = [k for k in QUESTION_KEYS[:-1] if k not in obj]
     if missing:
         raise DataError(path, where, f"missing field {missing[0]!r}")
     qid = parse_id(obj["id"], path, where)
     topic_id = parse_topic_id(obj["topic_id"], path, where)
-    texts = [obj["target_event"], *(obj[f"option_{l}"] for l in LABELS)]
-    if not all(isinstance(t, str) and t.strip() for t in texts):
-        raise DataError(path, where, f"question {shown(qid)} has an empty or non-string event text")
-    for text in texts:
+    texts = [obj[name] for name in QUESTION_KEYS[2:-1]]
+    for name, text in zip(QUESTION_KEYS[2:-1], texts):
+        if not isinstance(text, str) or not text.strip():
+            raise DataError(path, where, f"question {shown(qid)} has an empty or non-string event text ({name})")
         check_text(text, path, where, f"an event text of question {shown(qid)}")
+        if not any(c.isalnum() for c in text):
+            raise DataError(path, where, f"{name} of question {shown(qid)} has no letter or digit: {shown(text)}")
+    nones = [f"option_{l}" for l, text in zip(LABELS, texts[1:]) if is_none_option(text)]
+    if len(nones) > 1:
+        _warn(path, where, f"question {shown(qid)} offers None of the others {len(nones)} times ({', '.join(nones)}); "
+                           "it is answered as written; offer it once")
     if len({normalize_text(t) for t in texts}) == 1:
-        raise DataError(path, where, f"question {shown(qid)} offers its target as every option; it has no answer "
-                                     "(an event never causes itself)")
+        _warn(path, where, f"question {shown(qid)} offers its target as every option; it has no answer (an event "
+                           "never causes itself) and is answered on its own, with no label")
     gold = obj.get("golden_answer")
     return Question(qid=qid, topic_id=topic_id, target=texts[0], options=tuple(texts[1:]),
                     gold=None if gold is None else parse_labels(gold, path, where))
 
 
 def load_questions(path: str | os.PathLike) -> list[Question]:
-    """Read a questions.jsonl file; gold labels are read from `golden_answer` when present."""
+    """Read a questions.jsonl file; gold labels are read from `golden_answer` when present. Fields no question
+    has are ignored, with one warning each that names its lines."""
     questions: list[Question] = []
     seen: dict[str, int] = {}  # question id -> its line
+    unknown: dict[str, list[int]] = {}  # field -> the lines that hold it
     for lineno, obj in read_jsonl(path):
         question = parse_question(obj, path, f"line {lineno}")
         if question.qid in seen:
             raise DataError(path, f"line {lineno}", f"duplicate question id {shown(question.qid)} (first on line {seen[question.qid]})")
         seen[question.qid] = lineno
+        for name in unknown_fields(obj):
+            unknown.setdefault(name, []).append(lineno)
         questions.append(question)
+    for name, lines in unknown.items():
+        _warn(path, f"line{'s' * (len(lines) > 1)} {id_ranges(lines, MOST_RUNS)}",
+              f"unknown field {shown(name)} ignored (a question has {', '.join(QUESTION_KEYS)})")
     return questions
 
 
@@ -171,46 +232,60 @@ def _text(value) -> str:
     return value if isinstance(value, str) else shown(value)
 
 
-def load_documents(path: str | os.PathLike) -> dict[int, tuple[str, list[Document]]]:
+def load_documents(path: str | os.PathLike, max_document_chars: int = MAX_DOCUMENT_CHARS
+                   ) -> dict[int, tuple[str, list[Document]]]:
     """Read a docs.json file: {topic_id: (topic title, documents)}. Documents without text are skipped and
-    documents over MAX_DOCUMENT_CHARS are cut, each with a warning."""
+    documents over `max_document_chars` are cut, each with a warning."""
     path = Path(path)
-    return parse_documents(_parse_json(_read_text(path), path), path)
+    return parse_documents(_parse_json(_read_text(path), path), path, max_document_chars)
 
 
-def parse_documents(data, path: Path) -> dict[int, tuple[str, list[Document]]]:
-    """The documents of a parsed docs.json (a list of {topic_id, topic, docs}) by topic (see load_documents)."""
+def title_of(entry: dict, path: str | os.PathLike, where: str) -> str:
+    """A topic's title (`topic`): text as written, a number as its digits; DataError naming it when null or not a
+    scalar."""
+    title = entry.get("topic", "")
+    if title is None or isinstance(title, (bool, list, dict)):
+        raise DataError(path, where, f"topic (its title) must be a text, got {shown(title)}; write one or leave it out")
+    return str(title)
+
+
+def parse_documents(data, path: Path, max_document_chars: int = MAX_DOCUMENT_CHARS,
+                    names: list[str] | None = None) -> dict[int, tuple[str, list[Document]]]:
+    """The documents of a parsed docs.json (a list of {topic_id, topic, docs}) by topic (see load_documents);
+    `names` says where each entry is in messages (default "topic entry 1", ...). Documents are numbered from 1."""
     if not isinstance(data, list):
         raise DataError(path, None, f"expected a JSON list of topics, got {type(data).__name__}")
     topics: dict[int, tuple[str, list[Document]]] = {}
     for i, entry in enumerate(data):
-        where = f"topic entry {i}"
+        where = names[i] if names else f"topic entry {i + 1}"
         if not isinstance(entry, dict) or "topic_id" not in entry or not isinstance(entry.get("docs"), list):
             raise DataError(path, where, "expected an object with 'topic_id' and a 'docs' list")
         topic_id = parse_topic_id(entry["topic_id"], path, where)
         docs = []
-        for j, doc in enumerate(entry["docs"]):
+        for j, doc in enumerate(entry["docs"], start=1):
+            at = f"{where}, document {j}" if getattr(doc, "line", None) is None else f"line {doc.line}, {where}, document {j}"
             text = (doc.get("content") or doc.get("snippet") or "") if isinstance(doc, dict) else None
             if not isinstance(text, str):
-                raise DataError(path, f"{where}, doc {j}", "expected an object with a string 'content'")
-            doc_id = _text(doc.get("id", f"{topic_id}-{j}"))
-            doc_where = f"{where}, doc {j} (id {shown(doc_id)})"
+                raise DataError(path, at, "expected an object with a string 'content'")
+            doc_id = _text(doc.get("id", f"{topic_id}-{j - 1}"))
+            doc_where = f"{at} (id {shown(doc_id)})"
             for value in (doc_id, text, doc.get("title"), doc.get("source")):
                 if isinstance(value, str):
                     check_text(value, path, doc_where, "a field")
             if not text.strip():
                 _warn(path, doc_where, "empty document (no content or snippet); skipped")
                 continue
-            if len(text) > MAX_DOCUMENT_CHARS:
-                _warn(path, doc_where, f"{len(text):,} characters; keeping the first {MAX_DOCUMENT_CHARS:,}")
-                text = text[:MAX_DOCUMENT_CHARS]
-            date = _text(doc.get("parsed_date") or "")
-            if date and not is_iso_day(date):
-                _warn(path, doc_where, f"parsed_date {shown(date)} is not a yyyy-mm-dd day; ignored")
+            if len(text) > max_document_chars:
+                _warn(path, doc_where, f"{len(text):,} characters; keeping the first {max_document_chars:,} "
+                                       "(--max-document-chars raises the limit)")
+                text = text[:max_document_chars]
+            date = day_of(doc.get("parsed_date") or "")
+            if date and (problem := date_problem(date)):
+                _warn(path, doc_where, f"date {shown(date)} {problem}; ignored")
                 date = ""
             docs.append(Document(doc_id=doc_id, title=_text(doc.get("title") or ""), content=text,
                                  source=_text(doc.get("source") or ""), date=date))
-        title, previous = topics.get(topic_id, (str(entry.get("topic", "")), []))
+        title, previous = topics.get(topic_id, (title_of(entry, path, where), []))
         topics[topic_id] = (title, previous + docs)
     return topics
 
@@ -228,7 +303,20 @@ def data_files(root: str | os.PathLike) -> list[Path]:
 
 
 def _questions_folder(root: str | os.PathLike, split: str) -> Path | None:
-    return next((f for f in split_folders(root, split) if (f / "questions.jsonl").is_file()), None)
+    return next((f for f in split_folders(root, split) if regular_file(f / "questions.jsonl")), None)
+
+
+def check_one_layout(root: Path) -> None:
+    """DataError naming a folder of each layout when `root` holds splits in both (sample/ and test_data/, say):
+    which of them a split is read from would depend on the order looked in."""
+    held: list[list[Path]] = [[], []]
+    for split in SPLITS:
+        for layout, folder in enumerate(split_folders(root, split)):
+            if any(os.path.lexists(folder / name) for name in ("questions.jsonl", "docs.json")):
+                held[layout].append(folder)
+    if held[0] and held[1]:
+        raise DataError(root, None, f"mixes the two layouts ({held[0][0].name}/ and {held[1][0].name}/); keep one: "
+                                    f"{', '.join(s + '/' for s in SPLITS)} or {', '.join(s + '_data/' for s in SPLITS)}")
 
 
 def split_dir(root: str | os.PathLike, split: str) -> Path:
@@ -236,6 +324,7 @@ def split_dir(root: str | os.PathLike, split: str) -> Path:
     root = Path(root)
     if not root.is_dir():
         raise DataError(root, None, "no such data folder")
+    check_one_layout(root)
     folder = _questions_folder(root, split)
     if folder is None:
         names = " or ".join(f"{f.name}/questions.jsonl" for f in split_folders(root, split))
@@ -243,12 +332,13 @@ def split_dir(root: str | os.PathLike, split: str) -> Path:
     return folder
 
 
-def all_documents(root: str | os.PathLike) -> dict[int, tuple[str, list[Document]]]:
+def all_documents(root: str | os.PathLike, max_document_chars: int = MAX_DOCUMENT_CHARS
+                  ) -> dict[int, tuple[str, list[Document]]]:
     """Documents of every split under root, by topic (train/dev questions reuse sample's documents)."""
     found: dict[int, tuple[str, list[Document]]] = {}
     for path in data_files(root):
-        if path.name == "docs.json" and path.is_file():
-            for tid, (title, docs) in load_documents(path).items():
+        if path.name == "docs.json" and regular_file(path):
+            for tid, (title, docs) in load_documents(path, max_document_chars).items():
                 found.setdefault(tid, (title, docs))
     return found
 
@@ -291,16 +381,18 @@ def warn_without_documents(topics: Iterable[Topic]) -> None:
         log.warning("%s no documents; answered from the question texts only", which)
 
 
-def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | TopicIds | None = None) -> list[Topic]:
+def load_split(root: str | os.PathLike, split: str, topics: Iterable[int] | TopicIds | None = None,
+               max_document_chars: int = MAX_DOCUMENT_CHARS) -> list[Topic]:
     """Load one split of a data folder as topics; `topics` (ids, or TopicIds) restricts to those ids, each of
-    which must be in the split."""
+    which must be in the split; documents are cut at `max_document_chars`, with a warning."""
     if split not in SPLITS:
         raise DataError(root, None, f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
     path = split_dir(root, split) / "questions.jsonl"
     questions = load_questions(path)
     if not questions:
         raise DataError(path, None, "no questions in the file")
-    return _only(group_topics(questions, all_documents(root), aer=True), topics, split_dir(root, split), f" in split {split}")
+    return _only(group_topics(questions, all_documents(root, max_document_chars), aer=True), topics,
+                 split_dir(root, split), f" in split {split}")
 
 
 def _only(found: list[Topic], topics: Iterable[int] | TopicIds | None, where: Path, what: str) -> list[Topic]:
@@ -347,8 +439,9 @@ TOPIC_KEYS = ("topic_id", "topic", "questions", "documents")  # of a topic in a 
 
 
 def is_topic_folder(path: str | os.PathLike) -> bool:
-    """Whether `path` is a folder that holds questions.jsonl itself (a user's own topics), not split folders."""
-    return (Path(path) / "questions.jsonl").is_file()
+    """Whether `path` is a folder that holds questions.jsonl itself (a user's own topics), not split folders;
+    DataError when its questions.jsonl is there but no regular file."""
+    return Path(path).is_dir() and regular_file(Path(path) / "questions.jsonl")
 
 
 def input_files(path: str | os.PathLike) -> list[Path]:
@@ -360,6 +453,48 @@ def input_files(path: str | os.PathLike) -> list[Path]:
     return [path / "questions.jsonl", path / "docs.json", *data_files(path)]
 
 
+MAX_YAML_DEPTH = 100  # nesting levels of a YAML topic file (a topic file needs 5)
+
+
+def _yaml_loader():
+    """PyYAML's safe loader, made for input that a user or a script wrote: every scalar but null stays the text
+    written (ids `010`, `1:20` and `0x1F`, dates, `yes`), and the schema converts what it reads; aliases are
+    refused (a few lines of them expand to gigabytes), nesting deeper than MAX_YAML_DEPTH is refused (the
+    composer recurses), and each mapping keeps its line for messages."""
+    import yaml
+
+    class Mapping(dict):
+        line: int
+
+    class TopicLoader(yaml.SafeLoader):
+        yaml_implicit_resolvers = {first: [(tag, regexp) for tag, regexp in resolvers if tag.endswith(":null")]
+                                   for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+        depth = 0
+
+        def compose_node(self, parent, index):
+            event = self.peek_event()
+            if isinstance(event, yaml.AliasEvent):
+                raise yaml.composer.ComposerError(None, None, "an alias (*name) is not read; write the value out",
+                                                  event.start_mark)
+            if self.depth >= MAX_YAML_DEPTH:
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_YAML_DEPTH} levels",
+                                                  event.start_mark)
+            self.depth += 1
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+    def mapping(loader, node):
+        data = Mapping()
+        data.line = node.start_mark.line + 1
+        yield data
+        data.update(loader.construct_mapping(node))
+
+    TopicLoader.add_constructor("tag:yaml.org,2002:map", mapping)
+    return TopicLoader
+
+
 def _parse_topic_file(path: Path):
     """The value of a JSON or YAML topic file; DataError naming the line where it is not valid."""
     text = _read_text(path)
@@ -368,26 +503,36 @@ def _parse_topic_file(path: Path):
     import yaml
 
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_yaml_loader())
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else None
         raise DataError(path, where, f"bad YAML ({getattr(err, 'problem', None) or err})") from None
+    except (ValueError, TypeError, OverflowError) as err:  # an explicit tag (!!int, !!timestamp) that does not convert
+        raise DataError(path, None, f"bad YAML ({err})") from None
+
+
+def _at(obj, where: str) -> str:
+    """Where an object of a topic file is, for messages: with its line where the file says (YAML)."""
+    line = getattr(obj, "line", None)
+    return where if line is None else f"line {line}, {where}"
 
 
 def _document_entry(doc):
-    """A topic file's document as a docs.json one: `date` (a YAML date too) for `parsed_date`."""
+    """A topic file's document as a docs.json one: `date` for `parsed_date` (its line kept)."""
     if not isinstance(doc, dict):
         return doc
-    date = doc.get("parsed_date", doc.get("date"))
-    return {**doc, "parsed_date": date.isoformat() if isinstance(date, datetime.date) else date}
+    entry = copy.copy(doc)
+    entry["parsed_date"] = doc.get("parsed_date", doc.get("date"))
+    return entry
 
 
-def load_topic_file(path: str | os.PathLike) -> list[Topic]:
+def load_topic_file(path: str | os.PathLike, max_document_chars: int = MAX_DOCUMENT_CHARS) -> list[Topic]:
     """The topics of one JSON or YAML file: a topic, or a list of them, each an object with `questions` (as in
     questions.jsonl, where `topic_id` and `id` may be left out: the topic's position from 1 and q1, q2, ...),
     and optionally `topic` (its title), `topic_id` and `documents` ({title, content, date, source}, as in
-    docs.json, with `date` for `parsed_date`). DataError naming the topic and question on bad input."""
+    docs.json, with `date` for `parsed_date`). DataError naming the topic and question (and in YAML the line)
+    on bad input; a question's unknown fields are named in a warning."""
     path = Path(path)
     if path.suffix not in TOPIC_FILE_SUFFIXES:
         raise DataError(path, None, f"a topic file ends in {', '.join(TOPIC_FILE_SUFFIXES)}")
@@ -398,16 +543,17 @@ def load_topic_file(path: str | os.PathLike) -> list[Topic]:
     topics: list[Topic] = []
     seen: dict[str, str] = {}  # question id -> where it was first
     for i, entry in enumerate(entries):
-        where = f"topic {i + 1}"
+        where = _at(entry, f"topic {i + 1}")
         if not isinstance(entry, dict) or not isinstance(entry.get("questions"), list) or not entry["questions"]:
             raise DataError(path, where, "expected an object with a non-empty 'questions' list")
         unknown = sorted(set(map(str, entry)) - set(TOPIC_KEYS))
         if unknown:
             raise DataError(path, where, f"unknown key {shown(unknown[0])} (a topic has {', '.join(TOPIC_KEYS)})")
         topic_id = parse_topic_id(entry.get("topic_id", i + 1), path, where)
+        title = title_of(entry, path, where)
         questions = []
         for j, obj in enumerate(entry["questions"]):
-            q_where = f"{where}, question {j + 1}"
+            q_where = _at(obj, f"topic {i + 1}, question {j + 1}")
             if not isinstance(obj, dict):
                 raise DataError(path, q_where, "expected an object with 'target_event' and 'option_A' .. 'option_D'")
             question = parse_question({"topic_id": topic_id, "id": f"q{len(seen) + 1}", **obj}, path, q_where)
@@ -415,32 +561,37 @@ def load_topic_file(path: str | os.PathLike) -> list[Topic]:
                 raise DataError(path, q_where, f"topic_id {question.topic_id} is not its topic's ({topic_id})")
             if question.qid in seen:
                 raise DataError(path, q_where, f"duplicate question id {shown(question.qid)} (first in {seen[question.qid]})")
+            if unknown := unknown_fields(obj):
+                _warn(path, q_where, f"unknown field{'s' * (len(unknown) > 1)} {', '.join(map(shown, unknown))} "
+                                     f"ignored (a question has {', '.join(QUESTION_KEYS)})")
             seen[question.qid] = q_where
             questions.append(question)
         docs = entry.get("documents", [])
         if not isinstance(docs, list):
             raise DataError(path, where, "'documents' must be a list of {title, content} objects")
         docs = [_document_entry(d) for d in docs]
-        title, documents = parse_documents([{"topic_id": topic_id, "topic": str(entry.get("topic", "")), "docs": docs}],
-                                           path)[topic_id]
+        _, documents = parse_documents([{"topic_id": topic_id, "topic": title, "docs": docs}], path,
+                                       max_document_chars, [f"topic {i + 1}"])[topic_id]
         if any(t.topic_id == topic_id for t in topics):
             raise DataError(path, where, f"topic_id {topic_id} is given to two topics")
         topics.append(Topic(topic_id, questions, documents, title))
     return sorted(topics, key=lambda t: t.topic_id)
 
 
-def load_data(path: str | os.PathLike, split: str | None = None,
-              topics: Iterable[int] | TopicIds | None = None) -> list[Topic]:
+def load_data(path: str | os.PathLike, split: str | None = None, topics: Iterable[int] | TopicIds | None = None,
+              max_document_chars: int = MAX_DOCUMENT_CHARS) -> list[Topic]:
     """The topics of any input a user may give: a JSON or YAML topic file (load_topic_file), a folder that
     holds questions.jsonl and, optionally, docs.json itself (a user's own topics: no split), or an AER data
-    folder in either layout (`split`, default test); `topics` restricts to those ids."""
+    folder in either layout (`split`, default test); `topics` restricts to those ids. Documents are cut at
+    `max_document_chars` characters, with a warning; a file given or implied that is there but is no regular
+    file (a dangling link, a FIFO, a folder) is a DataError naming it."""
     path = Path(path)
-    if path.is_file() or path.suffix in TOPIC_FILE_SUFFIXES:
+    if not path.is_dir() and (os.path.lexists(path) or path.suffix in TOPIC_FILE_SUFFIXES):
         if split is not None:
             raise DataError(path, None, "a topic file has no splits; leave out --split")
-        if not path.is_file():
+        if not regular_file(path):
             raise DataError(path, None, "no such file")
-        found = load_topic_file(path)
+        found = load_topic_file(path, max_document_chars)
     elif is_topic_folder(path):
         if split is not None:
             raise DataError(path, None, "holds questions.jsonl itself, not splits; leave out --split")
@@ -448,14 +599,14 @@ def load_data(path: str | os.PathLike, split: str | None = None,
         if not questions:
             raise DataError(path / "questions.jsonl", None, "no questions in the file")
         docs = path / "docs.json"
-        documents = load_documents(docs) if docs.is_file() else {}
+        documents = load_documents(docs, max_document_chars) if regular_file(docs) else {}
         unused = sorted(set(documents) - {q.topic_id for q in questions})
         if unused:
             log.warning("%s: documents of topic%s %s, which no question of questions.jsonl is about; they are not "
                         "read", docs, "s" * (len(unused) > 1), id_ranges(unused, MOST_RUNS))
         found = group_topics(questions, documents, aer=False)
     else:
-        return load_split(path, split or "test", topics)
+        return load_split(path, split or "test", topics, max_document_chars)
     return _only(found, topics, path, "")
 
 
@@ -463,7 +614,7 @@ def load_train_evidence(root: str | os.PathLike) -> dict[int, list[Document]]:
     """The partial evidence of `root/train-evidence/topics.json` by topic: each document lead and each passage
     that other systems retrieved, as a document of its own (empty when the folder is absent)."""
     path = Path(root) / "train-evidence" / "topics.json"
-    if not path.is_file():
+    if not regular_file(path):
         return {}
     data = _parse_json(_read_text(path), path)
     found: dict[int, list[Document]] = {}
@@ -486,6 +637,7 @@ def load_labelled(root: str | os.PathLike, evidence: bool = False) -> list[Topic
     root = Path(root)
     if not root.is_dir():
         raise DataError(root, None, "no such data folder")
+    check_one_layout(root)
     if is_topic_folder(root):
         raise DataError(root, None, "a topic folder (questions.jsonl at its top); this command reads an AER data "
                                     "folder, whose train/, dev/ or sample/ hold labelled questions")

@@ -171,13 +171,15 @@ class ReaderCalibration:
             raise DataError(path, where, f"kind must be one of {', '.join(KINDS)}, got {record['kind']!r}")
         if not isinstance(fallback, bool):
             raise DataError(path, where, f"fallback must be true or false, got {fallback!r}")
-        if record["kind"] == "probabilities" and not fallback and not record.get("spread", 0) > 0:
-            raise DataError(path, where, "a reader of probabilities needs a positive spread")
         for name in ("options", "cause", "other", "spread", "dependence", "sensitivity", "specificity", "scale",
                      "discount"):
             value = record.get(name, 0)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise DataError(path, where, f"{name} must be a finite number, got {value!r}")
+        if record["kind"] == "probabilities" and not fallback and not record.get("spread", 0) > 0:
+            raise DataError(path, where, "a reader of probabilities needs a positive spread")
+        if not record.get("spread", MIN_SPREAD) >= MIN_SPREAD:
+            raise DataError(path, where, f"spread must be at least {MIN_SPREAD} (the fit's floor), got {record['spread']!r}")
         if not all(0 < record[n] < 1 for n in ("sensitivity", "specificity") if n in record):
             raise DataError(path, where, "sensitivity and specificity must lie strictly between 0 and 1")
         if not (0 <= record.get("scale", SCALE) <= 100 and 0 < record.get("discount", 1.0) <= 1):

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ..data import MAX_DOCUMENT_CHARS, Document
+from ..data import Document
 from .dates import PartialDate, anchor_date, full_date, parse_date, relative_date
 
 # Cue phrases (lower-case token sequences) -> (kind, direction). "forward": cause before the cue, effect
@@ -318,10 +318,9 @@ def dependency_cues(spans, sentence_of: dict[int, int]) -> list[CueMatch]:
 
 
 def document_text(document: Document) -> str:
-    """What is read of a document: its title as the first sentence, then its content (cut at
-    MAX_DOCUMENT_CHARS; load_documents cuts them with a warning, documents made otherwise are cut here)."""
-    content = document.content[:MAX_DOCUMENT_CHARS]
-    return f"{document.title}. {content}" if document.title else content
+    """What is read of a document: its title as the first sentence, then its content (the loader has cut it at
+    --max-document-chars, with a warning; a document made in code is read as it was made)."""
+    return f"{document.title}. {document.content}" if document.title else document.content
 
 
 def _document_year(dates: list[PartialDate | None]) -> int | None:

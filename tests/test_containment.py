@@ -1,4 +1,4 @@
-"""Hostile tries, round three (issue 25): work bounded by the input's size or by --time-limit over a topic,
+"""Hostile runs contained: work bounded by the input's size or by --time-limit over a topic,
 caches keyed by what determines their content and trusted only when no one else can write them, untrusted
 files refused in one line that names them, workers and schedulers that fail or hang contained, and nothing raw
 reaching a terminal or an XML file."""
@@ -64,7 +64,7 @@ NAPPING_RUN = """
 import sys
 from causalgraph.cli.common import run_command
 from causalgraph.run.parallel import map_ordered
-from tests.test_safety3 import nap
+from tests.test_containment import nap
 
 def main(argv):
     for outcome in map_ordered(nap, list(range(6)), workers=2):
@@ -172,16 +172,7 @@ def test_a_search_stopped_at_the_deadline_still_gives_the_unsat_core():
         assert found.unsatisfiable and set(RELAXABLE) & set(found.core)
 
 
-# --- a question that cannot be answered takes only itself down ---
-
-def test_a_question_whose_options_all_repeat_its_target_is_refused_with_its_line(tmp_path, capsys):
-    rows = [question_row("q1", 1, "The dam failed.", ["Rain fell.", "Gates jammed.", "A cup was won.", NONE]),
-            question_row("q2", 1, "The dam failed.", ["The dam failed.", "the dam failed", "The dam failed!", "The dam failed."])]
-    path = write_questions(tmp_path / "data" / "sample" / "questions.jsonl", rows)
-    assert answer_demo(tmp_path / "data", "--out", str(tmp_path / "p.jsonl"), "--keep-going") == 2
-    assert capsys.readouterr().err == (f"error: {path}:line 2: question 'q2' offers its target as every option; it has no "
-                                       "answer (an event never causes itself)\n")
-
+# --- a question that cannot be answered takes only itself down (see also test_hostile_inputs) ---
 
 def test_a_question_without_an_answer_under_the_rules_leaves_the_rest_of_its_topic_answered(tmp_path, caplog):
     rows = [question_row("q1", 1, "The dam failed.", ["Rain fell.", "Gates jammed.", "A cup was won.", "Snow fell."]),
@@ -492,8 +483,8 @@ def test_visualize_reads_a_bounded_share_of_huge_documents(demo_copy, tmp_path, 
     total = 2000 * len(content)
     start = time.perf_counter()
     assert visualize.main(["--data", str(demo_copy), "--split", "sample", "--topic", "1", "--out",
-                           str(tmp_path / "t.html"), "--max-document-chars", "5000", "--quiet"]) == 0
+                           str(tmp_path / "t.html"), "--max-topic-chars", "5000", "--quiet"]) == 0
     assert time.perf_counter() - start < 120
     assert (f"topic 1: its 2,000 documents hold {total:,} characters; the page reads the first 5,000 of them, in "
-            f"{-(-5000 // len(content))} documents (--max-document-chars)") in caplog.text
+            f"{-(-5000 // len(content))} documents (--max-topic-chars)") in caplog.text
     assert visualize.capped(load_split(demo_copy, "sample")[0], 5000).documents[-1].content == content[:5000 % len(content)]

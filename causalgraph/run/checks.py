@@ -1,0 +1,93 @@
+"""The checks that the commands' options and the library's arguments share: each says what is wrong with a value
+(None when nothing is), and `checked_arguments` raises it as the library does, naming the argument."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..data import LABELS, Question, Topic
+from ..reason.solve import MAX_CONSTANT
+
+MAX_WORKERS = 1_000_000  # processes, as --workers takes (every positive option is at most 1e6)
+
+
+def weight_problem(value: int) -> str | None:
+    """What is wrong with a weight of log-odds x 100: outside what clingo's 32-bit weights hold."""
+    if abs(value) > MAX_CONSTANT:
+        return f"must be within +-{MAX_CONSTANT:,} (clingo's weights are 32-bit), got {value}"
+    return None
+
+
+def reader_weight_problem(value: int) -> str | None:
+    """What is wrong with a reader weight (percent): a weight's bounds, and below 0 (it would read every judgement
+    backwards)."""
+    if value < 0:
+        return f"must be 0 or more (a negative weight reads every judgement backwards), got {value}"
+    return weight_problem(value)
+
+
+def _integer(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    return value
+
+
+def checked_reader_weight(value: object) -> int | None:
+    """`reader_weight` of the library (None: calibrated), checked as --reader-weight is."""
+    if value is None:
+        return None
+    if problem := reader_weight_problem(_integer("reader_weight", value)):
+        raise ValueError(f"reader_weight {problem}")
+    return _integer("reader_weight", value)
+
+
+def checked_workers(value: object) -> int:
+    """`workers` of the library, checked as --workers is: a whole number of processes from 1 to MAX_WORKERS."""
+    workers = _integer("workers", value)
+    if not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"workers must be from 1 to {MAX_WORKERS:,}, got {workers}")
+    return workers
+
+
+def checked_topics(topics: object) -> list[Topic]:
+    """`topics` of the library as a list: an iterable of Topic objects (load_topics, demo_topics), no topic id
+    twice, each question a Question with four option texts."""
+    if isinstance(topics, (Topic, str, bytes, dict)) or not isinstance(topics, Iterable):
+        raise TypeError(f"topics must be an iterable of Topic objects (load_topics, demo_topics), got "
+                        f"{type(topics).__name__}")
+    found = list(topics)
+    topic_ids: set[int] = set()
+    for topic in found:
+        if not isinstance(topic, Topic):
+            raise TypeError(f"topics must hold Topic objects (load_topics, demo_topics), got {type(topic).__name__}")
+        if topic.topic_id in topic_ids:
+            raise ValueError(f"topics holds topic {topic.topic_id} twice")
+        topic_ids.add(topic.topic_id)
+        for question in topic.questions:
+            where = f"topics: topic {topic.topic_id}"
+            if not isinstance(question, Question):
+                raise TypeError(f"{where} holds a {type(question).__name__}, not a Question")
+            if len(question.options) != len(LABELS) or not all(isinstance(t, str) for t in (question.target, *question.options)):
+                raise ValueError(f"{where}, question {question.qid!r}: a target text and {len(LABELS)} option texts "
+                                 f"are needed, got {len(question.options)} options")
+    return found
+
+
+def checked_topic_ids(ids: object) -> list[int] | None:
+    """`topics` of load_topics: None (all of them), or an iterable of whole topic ids."""
+    if ids is None:
+        return None
+    if isinstance(ids, (int, str, bytes)) or not isinstance(ids, Iterable):
+        raise TypeError(f"topics must be an iterable of topic ids such as [1, 3], got {type(ids).__name__} {ids!r}")
+    found = [_integer("each of topics", i) for i in ids]
+    if any(i < 0 for i in found):
+        raise ValueError(f"topics holds {min(found)}; a topic id is 0 or more")
+    return found
+
+
+def checked_document_chars(value: object) -> int:
+    """`max_document_chars` of the library, checked as --max-document-chars is: 1 or more."""
+    chars = _integer("max_document_chars", value)
+    if chars < 1:
+        raise ValueError(f"max_document_chars must be 1 or more, got {chars}")
+    return chars

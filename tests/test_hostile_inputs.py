@@ -1,0 +1,284 @@
+"""Inputs built to hurt, or written carelessly: YAML that expands or nests without end, scalars that YAML would
+rewrite, documents longer than the limit, files that are no regular file, fields and options that would be
+dropped or coerced in silence, and library arguments the command would refuse. Each gets a one-line error that
+names its file, line or argument, or a warning that names what was left out."""
+
+import datetime
+import json
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import causalgraph as cg
+from causalgraph.cli import answer, evaluate, visualize
+from causalgraph.data import DataError, load_data, load_questions
+from causalgraph.data.load import load_labelled
+
+from .conftest import NONE, question_row, write_questions
+from .test_safety import answer_demo
+
+OPTIONS = ["Rain fell.", "Gates jammed.", "A cup was won.", NONE]
+
+
+def yaml_topic(question: str = "", documents: str = "", head: str = "") -> str:
+    """A YAML topic file of one question (its extra lines `question`) and, where given, documents."""
+    text = head + "questions:\n  - target_event: The dam failed.\n"
+    text += "".join(f"    option_{label}: {option}\n" for label, option in zip("ABCD", OPTIONS)) + question
+    return text + (f"documents:\n{documents}" if documents else "")
+
+
+def write(tmp_path, text: str, name: str = "t.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+# --- YAML: no alias expansion, no unbounded nesting, scalars as written ---
+
+def test_a_yaml_alias_bomb_is_refused_at_its_line(tmp_path):
+    # five levels of nine aliases each: 59,049 strings from 200 bytes (nine levels made gigabytes)
+    bomb = "topic:\n  - &a [x, x, x, x, x, x, x, x, x]\n"
+    bomb += "".join(f"  - &{n} [{', '.join([f'*{p}'] * 9)}]\n" for p, n in zip("abcd", "bcde"))
+    path = write(tmp_path, yaml_topic(head=bomb))
+    with pytest.raises(DataError, match=rf"^{path}:line 3: bad YAML \(an alias \(\*name\) is not read; write the value out\)$"):
+        load_data(path)
+
+
+def test_yaml_nested_past_the_limit_is_one_line_naming_it(tmp_path):
+    path = write(tmp_path, yaml_topic(head="topic: " + "[" * 20_000 + "]" * 20_000 + "\n"))
+    with pytest.raises(DataError, match=rf"^{path}:line 1: bad YAML \(nested deeper than 100 levels\)$"):
+        load_data(path)
+
+
+# what YAML 1.1 would read as a number, a date, a boolean or a float: an id keeps the text written
+yaml_scalars = (st.from_regex(r"0[0-7]{1,4}|0x[0-9A-F]{1,4}|[1-9]:[0-5][0-9](:[0-5][0-9])?|[1-9][0-9]{0,3}(\.[0-9]+)?(e[0-9])?"
+                              r"|20[0-9]{2}-[01][0-9]-[0-3][0-9]|yes|no|on|off|true|False|\.inf|\.nan|-\.inf", fullmatch=True)
+                | st.integers(10**30, 10**40).map(str))
+
+
+@given(yaml_scalars)
+@settings(max_examples=80, deadline=None)
+def test_yaml_ids_keep_the_text_written(tmp_path_factory, scalar):
+    path = write(tmp_path_factory.mktemp("ids"), yaml_topic(question=f"    id: {scalar}\n", head="topic_id: 010\n"))
+    [topic] = load_data(path)
+    assert topic.questions[0].qid == scalar and topic.topic_id == 10
+
+
+days = st.dates(datetime.date(1, 1, 1), datetime.date(9999, 12, 31))
+
+
+@given(days, st.sampled_from(["", " 10:30:00", "T10:30:00Z", "T10:30:00.25+02:00"]))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_yaml_dates_and_date_times_keep_their_day_or_say_why_not(tmp_path_factory, caplog, day, time_of_day):
+    caplog.clear()
+    written = f"{day.year:04d}-{day.month:02d}-{day.day:02d}"
+    path = write(tmp_path_factory.mktemp("dates"), yaml_topic(documents=f"  - content: Rain fell.\n    date: {written}{time_of_day}\n"))
+    [topic] = load_data(path)
+    if 1900 <= day.year <= 2099:
+        assert topic.documents[0].date == written and not caplog.text
+    else:
+        assert topic.documents[0].date == ""
+        assert (f"{path}:line 8, topic 1, document 1 (id '1-0'): date '{written}' lies outside the years 1900-2099 "
+                "that the timeline reads; ignored") in caplog.text
+
+
+@pytest.mark.parametrize("written", ["2024-02-30", "2023-02-29", "2024-13-01"])
+def test_a_date_that_is_no_day_is_named_with_its_line_in_evaluate(tmp_path, capsys, caplog, written):
+    path = write(tmp_path, yaml_topic(documents=f"  - content: Rain fell.\n    date: {written}\n",
+                                      head="topic_id: 1\n").replace("  - target_event", "  - id: q1\n    golden_answer: B\n    target_event"))
+    pred = write(tmp_path, json.dumps({"id": "q1", "answer": "B"}) + "\n", "p.jsonl")
+    assert evaluate.main(["--pred", str(pred), "--gold", str(path)]) == 0
+    assert "score 1.0000 over 1 question" in capsys.readouterr().out
+    assert f"{path}:line 11, topic 1, document 1 (id '1-0'): date '{written}' is no such day; ignored" in caplog.text
+
+
+# --- input limits: one setting of characters per document ---
+
+def test_the_characters_per_document_are_one_setting_named_in_its_warning(tmp_path, caplog):
+    folder = tmp_path / "mine"
+    write_questions(folder / "questions.jsonl", [question_row("m-1", 5, "The dam failed.", OPTIONS)])
+    long = "Rain fell on the town. " * 20_000  # 460,000 characters: over the default 200,000
+    (folder / "docs.json").write_text(json.dumps([{"topic_id": 5, "docs": [{"content": "Short."}, {"content": long}]}]))
+    [topic] = load_data(folder)
+    assert len(topic.documents[1].content) == 200_000
+    assert (f"docs.json:topic entry 1, document 2 (id '5-1'): {len(long):,} characters; keeping the first 200,000 "
+            "(--max-document-chars raises the limit)") in caplog.text
+    [whole] = cg.load_topics(folder, max_document_chars=500_000)
+    assert whole.documents[1].content == long
+    from causalgraph.text.extract import document_text
+
+    assert document_text(whole.documents[1]) == long  # read whole: nothing cuts it further
+    [short] = load_data(folder, max_document_chars=3)
+    assert [d.content for d in short.documents] == ["Sho", "Rai"]
+    for command in (answer, visualize):
+        assert command.build_parser().parse_args(["--demo", "--max-document-chars", "7"]).max_document_chars == 7
+    with pytest.raises(ValueError, match="max_document_chars must be 1 or more, got 0"):
+        cg.load_topics(folder, max_document_chars=0)
+
+
+# --- the library checks its arguments as the command does ---
+
+@pytest.mark.parametrize("weight, error, message", [
+    (10**7, ValueError, "reader_weight must be within \\+-1,000,000 \\(clingo's weights are 32-bit\\), got 10000000"),
+    (-1, ValueError, "reader_weight must be 0 or more"), ("50", TypeError, "reader_weight must be an integer, got str"),
+    (True, TypeError, "reader_weight must be an integer, got bool"),
+])
+def test_the_library_checks_the_reader_weight_as_the_command_does(weight, error, message):
+    with pytest.raises(error, match=message):
+        cg.Reasoner.load(reader_weight=weight)
+
+
+def test_the_library_checks_topics_and_workers(demo_dir):
+    reasoner = cg.Reasoner.load()
+    topics = cg.demo_topics()
+    for topics_given, workers, error, message in [
+        (topics, "2", TypeError, "workers must be an integer, got str '2'"),
+        (topics, 0, ValueError, "workers must be from 1"),
+        ("demo", 1, TypeError, "topics must be an iterable of Topic objects"),
+        (topics[0], 1, TypeError, "topics must be an iterable of Topic objects .*got Topic"),
+        ([{"topic_id": 1}], 1, TypeError, "topics must hold Topic objects .*got dict"),
+        (topics + topics, 1, ValueError, "topics holds topic 1 twice"),
+    ]:
+        with pytest.raises(error, match=message):
+            next(reasoner.answer(topics_given, workers=workers))
+    with pytest.raises(TypeError, match="topics must be an iterable of topic ids"):
+        cg.load_topics(demo_dir, split="sample", topics=1)
+
+
+# --- files that are no regular file are errors that name them ---
+
+def topic_folder(tmp_path):
+    folder = tmp_path / "mine"
+    write_questions(folder / "questions.jsonl", [question_row("m-1", 5, "The dam failed.", OPTIONS)])
+    return folder
+
+
+def test_a_dangling_docs_json_is_named(tmp_path):
+    folder = topic_folder(tmp_path)
+    (folder / "docs.json").symlink_to(tmp_path / "gone.json")
+    with pytest.raises(DataError, match=rf"^{folder / 'docs.json'}: is a link to nothing \(dangling symlink\)$"):
+        load_data(folder)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_docs_json_or_topic_file_is_named_and_not_opened(tmp_path, capsys):
+    folder = topic_folder(tmp_path)
+    os.mkfifo(folder / "docs.json")  # opening it to read would wait for a writer for ever
+    with pytest.raises(DataError, match=rf"^{folder / 'docs.json'}: is a FIFO, not a regular file to read$"):
+        load_data(folder)
+    os.mkfifo(tmp_path / "t.yaml")
+    assert answer.main(["--data", str(tmp_path / "t.yaml"), "--quiet"]) == 2
+    assert capsys.readouterr().err == f"error: {tmp_path / 't.yaml'}: is a FIFO, not a regular file to read\n"
+
+
+def test_a_docs_json_folder_in_a_data_folder_is_named(tmp_path):
+    write_questions(tmp_path / "aer" / "test" / "questions.jsonl", [question_row("q1", 1, "The dam failed.", OPTIONS)])
+    (tmp_path / "aer" / "sample" / "docs.json").mkdir(parents=True)
+    with pytest.raises(DataError, match="sample/docs.json: is a folder, not a regular file to read"):
+        load_data(tmp_path / "aer")
+
+
+def test_a_folder_of_both_layouts_is_refused(tmp_path):
+    write_questions(tmp_path / "aer" / "sample" / "questions.jsonl", [question_row("q1", 1, "The dam failed.", OPTIONS, "A")])
+    write_questions(tmp_path / "aer" / "test_data" / "questions.jsonl", [question_row("q2", 1, "The dam failed.", OPTIONS)])
+    for load in (lambda: load_data(tmp_path / "aer"), lambda: load_labelled(tmp_path / "aer")):
+        with pytest.raises(DataError, match=r"aer: mixes the two layouts \(sample/ and test_data/\); keep one"):
+            load()
+
+
+# --- nothing dropped or coerced in silence ---
+
+def test_unknown_question_fields_are_named(tmp_path, caplog):
+    rows = [{**question_row(f"q{i}", 1, "The dam failed.", OPTIONS), "golden_answers": "A"} for i in range(1, 4)]
+    path = write_questions(tmp_path / "questions.jsonl", [*rows, {**rows[0], "id": "q4", "option_E": "Snow."}])
+    assert len(load_questions(path)) == 4
+    assert f"{path}:lines 1-4: unknown field 'golden_answers' ignored (a question has id, topic_id," in caplog.text
+    assert f"{path}:line 4: unknown field 'option_E' ignored" in caplog.text
+    topic_file = write(tmp_path, yaml_topic(question="    golden_answers: A\n"))
+    load_data(topic_file)
+    assert f"{topic_file}:line 2, topic 1, question 1: unknown field 'golden_answers' ignored" in caplog.text
+
+
+@pytest.mark.parametrize("name, text", [("t.yaml", yaml_topic(head="topic: null\n")),
+                                        ("t.json", json.dumps({"topic": None, "questions": [
+                                            question_row("q1", 1, "The dam failed.", OPTIONS)]}))])
+def test_a_null_topic_name_is_refused(tmp_path, name, text):
+    path = write(tmp_path, text, name)
+    with pytest.raises(DataError, match=r"topic 1: topic \(its title\) must be a text, got None"):
+        load_data(path)
+
+
+def test_a_null_topic_name_in_docs_json_is_refused(tmp_path):
+    folder = topic_folder(tmp_path)
+    (folder / "docs.json").write_text(json.dumps([{"topic_id": 5, "topic": None, "docs": []}]))
+    with pytest.raises(DataError, match=r"docs.json:topic entry 1: topic \(its title\) must be a text, got None"):
+        load_data(folder)
+
+
+def test_none_offered_more_than_once_is_named(tmp_path, caplog):
+    path = write_questions(tmp_path / "q.jsonl", [question_row("q1", 1, "The dam failed.", [NONE, "Rain fell.", NONE, NONE])])
+    load_questions(path)
+    assert (f"{path}:line 1: question 'q1' offers None of the others 3 times (option_A, option_C, option_D)"
+            in caplog.text)
+
+
+@pytest.mark.parametrize("text", ["\u200b", "...", "\u200b\u200d!?", "\u2014"])
+def test_an_option_with_no_letter_or_digit_is_refused_naming_the_field(tmp_path, text):
+    path = write_questions(tmp_path / "q.jsonl", [question_row("q1", 1, "The dam failed.", ["Rain fell.", text, "Snow.", NONE])])
+    with pytest.raises(DataError, match=r"q.jsonl:line 1: option_B of question 'q1' has no letter or digit"):
+        load_questions(path)
+
+
+def test_evaluate_says_how_much_of_a_partial_gold_file_it_scores(tmp_path, capsys):
+    rows = [question_row("q1", 1, "The dam failed.", OPTIONS, "A"), question_row("q2", 1, "The town flooded.", OPTIONS),
+            question_row("q3", 1, "The bridge fell.", OPTIONS)]
+    gold = write_questions(tmp_path / "questions.jsonl", rows)
+    pred = write(tmp_path, "".join(json.dumps({"id": f"q{i}", "answer": "A"}) + "\n" for i in (1, 2, 3)), "p.jsonl")
+    assert evaluate.main(["--pred", str(pred), "--gold", str(gold)]) == 0
+    out = capsys.readouterr()
+    assert ("score 1.0000 over 1 question\n  (every question of the gold file with a golden_answer; 2 questions of the "
+            "gold file without a golden_answer not scored)") in out.out
+
+
+# --- what was a traceback is one line ---
+
+def test_a_calibration_spread_below_the_floor_is_one_line_naming_the_file(tmp_path):
+    from causalgraph.learn.calibration import load_calibrations
+
+    record = {"reader": "r", "kind": "probabilities", "method": "gold", "options": 40, "cause": 1.0, "other": -1.0,
+              "spread": 1e-200, "dependence": 0.0}
+    path = write(tmp_path, json.dumps({"readers": [record]}), "cal.json")
+    with pytest.raises(DataError, match=rf"^{path}:.*spread must be at least 0.5 \(the fit's floor\), got 1e-200$"):
+        load_calibrations(path)
+
+
+def test_visualize_on_a_full_disk_is_one_line_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    topic = write(tmp_path, yaml_topic())
+    out = tmp_path / "out" / "page.html"
+    real_open = open
+
+    def full_disk(file, mode="r", *args, **kwargs):
+        if "w" in mode and os.path.dirname(file) == str(out.parent):
+            raise OSError(28, "No space left on device")
+        return real_open(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", full_disk)
+    assert visualize.main(["--data", str(topic), "--out", str(out), "--quiet"]) == 2
+    assert capsys.readouterr().err == f"error: --out {out}: No space left on device; no page written\n"
+    assert not out.parent.exists()
+
+
+def test_a_question_whose_options_all_repeat_its_target_is_answered_alone(tmp_path, caplog):
+    rows = [question_row("q1", 1, "The dam failed.", OPTIONS),
+            question_row("q2", 1, "The dam failed.", ["The dam failed.", "the dam failed", "The dam failed!", "The dam failed."]),
+            question_row("q3", 2, "The town flooded.", ["The dam failed.", "Rain fell.", "A cup was won.", NONE])]
+    path = write_questions(tmp_path / "data" / "sample" / "questions.jsonl", rows)
+    out = tmp_path / "p.jsonl"
+    assert answer_demo(tmp_path / "data", "--out", str(out)) == 0  # no --keep-going
+    answers = {r["id"]: r["answer"] for r in map(json.loads, out.read_text().splitlines())}
+    assert set(answers) == {"q1", "q2", "q3"} and answers["q2"] == "" and answers["q1"] and answers["q3"]
+    assert (f"{path}:line 2: question 'q2' offers its target as every option; it has no answer (an event never "
+            "causes itself) and is answered on its own, with no label") in caplog.text
+
