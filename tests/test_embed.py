@@ -64,3 +64,22 @@ def test_mpnet_without_its_parts_names_the_missing_package(tmp_path, monkeypatch
 def test_other_names_pass_through():
     assert embed.resolve_model_path("/models/my-encoder") == "/models/my-encoder"
     assert embed.resolve_model_path("BAAI/bge-small-en-v1.5") == "BAAI/bge-small-en-v1.5"
+
+
+def test_the_static_encoder_ships_in_the_package_and_runs_without_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np; from causalgraph.text.embed import encode, STATIC; "
+            "v = encode(['The dam failed.', 'Heavy rain fell.', 'The dam failed.'], STATIC); "
+            "print(v.shape, v.dtype, bool(np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-3)), "
+            "bool((v[0] == v[2]).all()), 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["(3,", "256)", "float32", "True", "True", "False"]
+    assert Path(embed.resolve_model_path(embed.STATIC)).is_relative_to(Path(embed.__file__).parents[1])
+
+
+def test_the_static_encoder_ranks_a_paraphrase_above_an_unrelated_text():
+    v = embed.encode(["The dam collapsed after days of rain.", "Days of heavy rain made the dam give way.",
+                      "The football team won the cup."], embed.STATIC)
+    assert v[0] @ v[1] > v[0] @ v[2] + 0.1
