@@ -21,7 +21,7 @@ from .analysis.cache import AnalysisCache
 from .config import DEFAULT_MODEL, DEMO_DATA
 from .data import Topic, load_data, load_split
 from .data.load import warn_without_documents
-from .experiments.sizes import thin_topics
+from .run.advice import thin_topics
 from .learn.calibration import load_calibrations, match_calibrations
 from .learn.scorer import Scorer, reads_documents
 from .readers.base import ReaderJudgements, check_reader_names

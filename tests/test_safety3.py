@@ -402,7 +402,7 @@ def test_a_vast_topic_range_costs_no_more_than_a_small_one(demo_copy, tmp_path, 
 
 def test_warnings_over_thousands_of_topics_stay_short(tmp_path, caplog):
     from causalgraph.data.load import warn_without_documents
-    from causalgraph.experiments.sizes import thin_topics
+    from causalgraph.run.advice import thin_topics
 
     topics = [Topic(t, [Question(f"q{t}", t, "The dam failed.", ("Rain fell.", "Gates jammed.", "A cup was won.", NONE))])
               for t in range(1, 10_001, 2)]

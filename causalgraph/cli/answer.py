@@ -17,7 +17,7 @@ from ..analysis.analyse import ANALYSIS_STAGES
 from ..analysis.cache import AnalysisCache
 from ..config import DEFAULT_MODEL, DEMO_DATA, default_cache_dir
 from ..data import SPLITS, DataError, Topic, input_files, load_data, question_score
-from ..experiments.sizes import thin_topics
+from ..run.advice import thin_topics
 from ..data.load import warn_without_documents
 from ..data.records import escaped
 from ..readers.llm import EndpointError

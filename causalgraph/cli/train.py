@@ -18,7 +18,8 @@ from ..learn.crossval import SIZE_COPIES, TRAIN_COPIES, TopicShape, bootstrap_in
 from ..learn.scorer import SizeBlend, dump_scorer
 from ..reason.solve import PRIORS
 from ..run.output import check_outputs, write_files
-from .common import cv_inputs, cv_parser, plural, positive, run_command
+from .common import plural, positive, run_command
+from .lab import cv_inputs, cv_parser
 from .train_reader import crossencoder_main
 
 REGIMES = (*BAND_SIZES, "whole", "test-shaped")
