@@ -14,16 +14,11 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..analysis.analyse import analyse_topic
+from ..api import Reasoner
 from ..config import DEFAULT_MODEL, DEMO_DATA
 from ..data import SPLITS, DataError, Topic, input_files, load_data
-from ..learn.calibration import load_calibrations, match_calibrations
-from ..learn.scorer import Scorer, load_scorer
-from ..readers.base import ReaderJudgements
 from ..readers.llm import EndpointError
-from ..reason.solve import SWITCHABLE, SolverParams
-from ..run.batch import Settings, answer_topic, pair_evidence
-from ..run.calibrate import calibrated_settings
+from ..reason.solve import SWITCHABLE
 from ..run.output import check_outputs
 from ..view.page import render_topic
 from .common import (add_priors_option, add_reader_options, at_least, check_reader_options, load_readers, log_warnings, parse_groups,
@@ -32,20 +27,15 @@ from .common import (add_priors_option, add_reader_options, at_least, check_read
 log = logging.getLogger(__name__)
 
 
-def visualize_topic(topic: Topic, path: str | Path, scorer: Scorer, encoder: str,
-                    without: frozenset[str] = frozenset(), params: SolverParams = SolverParams(),
-                    readers: tuple[ReaderJudgements, ...] = (), progress: bool = False) -> Path:
-    """Analyse (documents read: the page shows their evidence), score and solve a topic (fusing the readers'
-    judgements), then write its page; with `progress`, a bar of the three steps on stderr."""
-    readers = tuple(r.for_questions(q.qid for q in topic.questions) for r in readers)
-    with tqdm(total=3, desc="analysing", unit="step", disable=not progress, file=sys.stderr) as bar:
-        analysis = analyse_topic(topic, encoder)
-        bar.update()
-        bar.set_description("scoring and solving")
-        probabilities, solution = answer_topic(analysis, scorer, without, params, readers=readers)
+def visualize_topic(reasoner: Reasoner, topic: Topic, path: str | Path, progress: bool = False) -> Path:
+    """Analyse (documents read: the page shows their evidence), score and solve a topic through the reasoner (its
+    readers weighed on this topic alone, without gold unless it has calibrations), then write its page; with
+    `progress`, a bar of the two steps on stderr."""
+    with tqdm(total=2, desc="analysing, scoring and solving", unit="step", disable=not progress, file=sys.stderr) as bar:
+        solved = reasoner.run([topic]).solve()
         bar.update()
         bar.set_description("writing the page")
-        page = render_topic(analysis, probabilities, solution, path, readers, pair_evidence(analysis, scorer, probabilities))
+        page = render_topic(solved.analysis, solved.probabilities, solved.solution, path, solved.readers, solved.evidence)
         bar.update()
     return page
 
@@ -109,23 +99,18 @@ def main(argv: list[str] | None = None) -> int:
                                         f"({', '.join(str(t.topic_id) for t in topics[:10])}{', ...' if len(topics) > 10 else ''})")
         out = args.out or Path(f"topic{topics[0].topic_id}.html")
         check_outputs({"--out": out}, [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
-        priors = resolved_priors(args, topics)
-        scorer, encoder = load_scorer(args.model, priors)
+        reasoner = Reasoner.load(args.model, args.without, reader_weight=args.reader_weight,
+                                 reader_calibration=args.reader_calibration, priors=resolved_priors(args, topics))
         readers = load_readers(args, data, split, topics)
     except (DataError, OSError, ValueError, EndpointError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     topic = capped(topics[0], args.max_document_chars)
-    try:  # weighed on this topic alone, without gold unless a calibration file is given
-        calibrations = args.reader_calibration and match_calibrations(readers, load_calibrations(args.reader_calibration),
-                                                                      args.reader_calibration)
-        settings = calibrated_settings(topics, Settings(args.model.resolve(), args.without, readers=readers, priors=priors),
-                                       args.reader_weight, calibrations)
+    try:
+        visualize_topic(reasoner.with_readers(readers), topic, out, progress=not args.quiet)
     except DataError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    without, params = settings.rules()
-    visualize_topic(topic, out, scorer, encoder, without, params, settings.readers, progress=not args.quiet)
     print(f"wrote {out}: topic {topic.topic_id}, {plural(len(topic.questions), 'question')}")
     return 0
 
