@@ -21,7 +21,8 @@ from ..readers.llm import EndpointError
 from ..reason.solve import SWITCHABLE, SolverParams
 from ..reason.explain import answer_flags, evidence_line, judged_words, reader_adds
 from ..run.batch import PARALLEL_CHARS, STAGES, Answer, TopicAnswer
-from ..run.output import check_outputs, jsonl, write_files
+from ..run.output import check_outputs, jsonl
+from ..data.files import write_files
 from ..run.pipeline import Run
 from ..run.parallel import SCHEDULERS
 from .common import add_priors_option, add_reader_options, check_reader_options, resolved_priors, load_readers, reader_inputs, parse_groups, parse_topics, plural, positive, prog, log_warnings, run_command, weight

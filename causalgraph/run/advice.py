@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..data import Topic
 from ..data.load import MOST_RUNS
 
-# From the size curve (BENCHMARKS.md, "Topic size"): below this many questions a topic's own structure
+# From the size curve (docs/lab/scorer.md, "Topic size"): below this many questions a topic's own structure
 # carries little, and a reader is what can add.
 THIN_QUESTIONS = 10
 # What a user can bring on any machine, offline included: no reader weights ship, and a hub name is no help
