@@ -19,7 +19,7 @@ from typing import Mapping, Protocol
 
 from .analysis.cache import AnalysisCache
 from .config import DEFAULT_MODEL, DEMO_DATA
-from .data import Topic, load_data, load_split
+from .data import DataError, Topic, load_data, load_split
 from .data.load import warn_without_documents
 from .learn.calibration import load_calibrations, match_calibrations
 from .learn.scorer import Scorer, reads_documents
@@ -146,15 +146,18 @@ class Reasoner:
         """The answer of every question of the topics, topic by topic in input order, each topic solved at once.
         `topics` is read in full before the first answer (the readers judge, and are weighed on, all of them
         together), so it must be finite: pass a list, or call answer() on batches of an endless stream.
-        `workers` > 1 answers topics in that many processes. A topic that fails raises RuntimeError naming it;
+        `workers` > 1 answers topics in that many processes. A topic that fails raises DataError for its input
+        (naming the file), else RuntimeError naming it;
         under priors "auto", topics of AER data and your own together raise ValueError.
         Like `answer`, it warns (logging, logger `causalgraph.api`) when small topics are answered without a reader."""
         topics = list(topics)
         with closing(self.run(topics).outcomes(workers)) as outcomes:
             for topic, outcome in zip(topics, outcomes):
                 outcome.replay_logs()
+                if isinstance(outcome.error, DataError):  # the topic's input, named in the message
+                    raise outcome.error
                 if outcome.error is not None:
-                    raise RuntimeError(f"topic {topic.topic_id}: {outcome.error}")
+                    raise RuntimeError(f"topic {topic.topic_id}: {outcome.failure}") from outcome.error
                 yield from outcome.value.answers
 
     def run(self, topics: list[Topic]) -> Run:

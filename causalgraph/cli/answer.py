@@ -8,6 +8,7 @@ import json
 import sys
 import time
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 from tqdm import tqdm
@@ -15,17 +16,18 @@ from tqdm import tqdm
 from ..analysis.analyse import ANALYSIS_STAGES
 from ..api import Reasoner
 from ..config import DEFAULT_MODEL, DEMO_DATA, default_cache_dir
-from ..data import SPLITS, DataError, Topic, input_files, load_data, question_score
+from ..data import SPLITS, Topic, input_files, load_data, question_score
+from ..data.files import write_files
 from ..data.records import escaped
-from ..readers.llm import EndpointError
 from ..reason.solve import SWITCHABLE, SolverParams
 from ..reason.explain import answer_flags, evidence_line, judged_words, reader_adds
 from ..run.batch import PARALLEL_CHARS, STAGES, Answer, TopicAnswer
 from ..run.output import check_outputs, jsonl
-from ..data.files import write_files
+from ..run.parallel import SCHEDULERS, DaskUnavailable, Outcome
 from ..run.pipeline import Run
-from ..run.parallel import SCHEDULERS
-from .common import add_priors_option, add_reader_options, check_reader_options, resolved_priors, load_readers, reader_inputs, parse_groups, parse_topics, plural, positive, prog, log_warnings, run_command, weight
+from .common import (BUG_EXIT, ENVIRONMENT_ERRORS, USER_ERRORS, add_priors_option, add_reader_options, check_reader_options,
+                     command_parser, error_line, is_bug, load_readers, log_warnings, parse_groups, parse_topics, plural, positive,
+                     reader_inputs, resolved_priors, run_command, weight)
 
 
 def workers_option(text: str) -> int | str:
@@ -34,7 +36,7 @@ def workers_option(text: str) -> int | str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog("answer"), description=__doc__)
+    parser = command_parser("answer", __doc__)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--demo", action="store_true",
                         help="answer the built-in demo topic and print each question, its options, the answer and its score")
@@ -69,9 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_topics(run: Run, args: argparse.Namespace) -> tuple[list[TopicAnswer], list[str]]:
-    """Answers of the run's topics in input order and "topic N: error" lines; without --keep-going, stop at the
-    first failure."""
+def run_topics(run: Run, args: argparse.Namespace) -> tuple[list[TopicAnswer], list[Outcome]]:
+    """Answers of the run's topics in input order and the outcomes of the topics that failed (their `value`: the
+    topic id); without --keep-going, stop at the first failure."""
     answers, failures = [], []
     scheduler = "dask" if args.dask_address else args.scheduler
     workers = run.auto_workers() if args.workers == "auto" else args.workers
@@ -84,10 +86,19 @@ def run_topics(run: Run, args: argparse.Namespace) -> tuple[list[TopicAnswer], l
             if outcome.error is None:
                 answers.append(outcome.value)
                 continue
-            failures.append(f"topic {topic.topic_id}: {escaped(outcome.error)}")
+            failures.append(replace(outcome, value=topic.topic_id))
             if not args.keep_going:
                 break
     return answers, failures
+
+
+def report_failure(failure: Outcome, debug: bool, then: str = "") -> None:
+    """A failed topic on stderr: "error: topic N: " and common.error_line (and `then`), after its traceback
+    under --debug."""
+    assert failure.error is not None
+    if debug and failure.trace:
+        print(failure.trace.rstrip(), file=sys.stderr)
+    print(f"error: topic {failure.value}: {escaped(error_line(failure.error))}{then}", file=sys.stderr)
 
 
 def timings(answers: list[TopicAnswer], topics: list[Topic], load: float, total: float) -> str:
@@ -180,23 +191,24 @@ def main(argv: list[str] | None = None) -> int:
                                  reader_weight=args.reader_weight, reader_calibration=args.reader_calibration,
                                  priors=resolved_priors(args, topics), explain=explain)
         readers = load_readers(args, data, split, topics)  # last: an LLM reader runs over every question
-    except (DataError, OSError, ValueError, EndpointError) as err:
-        print(f"error: {err}", file=sys.stderr)
+    except (*USER_ERRORS, *ENVIRONMENT_ERRORS) as err:
+        print(f"error: {error_line(err)}", file=sys.stderr)
         return 2
     try:
         run = reasoner.with_readers(readers).run(topics)
-    except DataError as err:
-        print(f"error: {err}", file=sys.stderr)
+    except USER_ERRORS as err:
+        print(f"error: {error_line(err)}", file=sys.stderr)
         return 2
     loaded = time.perf_counter()
     try:
         answers, failures = run_topics(run, args)
-    except (RuntimeError, OSError) as err:  # no Dask, or no scheduler at --dask-address
-        print(f"error: {err}", file=sys.stderr)
+    except (DaskUnavailable, OSError) as err:  # no Dask, no scheduler at --dask-address, no processes
+        print(f"error: {error_line(err)}", file=sys.stderr)
         return 2
+    code = BUG_EXIT if any(f.error is not None and is_bug(f.error) for f in failures) else 1
     if failures and not args.keep_going:
-        print(f"error: {failures[0]}\nnothing written; --keep-going answers the other topics", file=sys.stderr)
-        return 1
+        report_failure(failures[0], args.debug, "\nnothing written; --keep-going answers the other topics")
+        return code
     answered = [answer for a in answers for answer in a.answers]
     files = {"--out": lambda: jsonl(a.submission() for a in answered),
              "--explain": lambda: jsonl(a.explanation for a in answered),
@@ -204,15 +216,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         write_files({path: files[option]() for option, path in outputs.items()})
     except OSError as err:
-        print(f"error: {err}; no output written", file=sys.stderr)
+        print(f"error: {error_line(err)}; no output written", file=sys.stderr)
         return 2
     if args.demo or args.out is None:
         print(readable_report(topics, answered))
     if not args.demo:
         print(summary(answers, len(topics), time.perf_counter() - start), file=sys.stderr)
     for failure in failures:
-        print(f"error: {failure}", file=sys.stderr)
-    return 1 if failures else 0
+        report_failure(failure, args.debug)
+    return code if failures else 0
 
 
 if __name__ == "__main__":

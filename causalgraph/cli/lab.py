@@ -10,14 +10,14 @@ from ..config import DEFAULT_ENCODER
 from ..data import DataError
 from ..experiments.inputs import cv_inputs as read_cv_inputs, shipped_bias
 from ..learn.crossval import TopicShape
-from .common import at_least, prog, weight
+from .common import at_least, command_parser, weight
 
 
 def cv_parser(command: str, doc: str, encoder: bool = True, bias: bool = False, min_folds: int = 2,
               resize: bool = True) -> argparse.ArgumentParser:
     """The options that the CV commands share: data, folds (at least `min_folds`), the split to resize to (unless
     `resize` is False), the encoder (unless `encoder` is False) and a fixed precision bias (where `bias` is True)."""
-    parser = argparse.ArgumentParser(prog=prog(command.rsplit(".", 1)[-1]), description=doc)
+    parser = command_parser(command.rsplit(".", 1)[-1], doc)
     parser.add_argument("--data", required=True, help="AER data folder (../shared/aer or the public layout)")
     parser.add_argument("--folds", type=at_least(min_folds), default=5, help=f"grouped CV folds (at least {min_folds})")
     if encoder:

@@ -17,12 +17,11 @@ from tqdm import tqdm
 from ..api import Reasoner
 from ..config import DEFAULT_MODEL, DEMO_DATA
 from ..data import SPLITS, DataError, Topic, input_files, load_data
-from ..readers.llm import EndpointError
 from ..reason.solve import SWITCHABLE
 from ..run.output import check_outputs
 from ..view.page import render_topic
-from .common import (add_priors_option, add_reader_options, at_least, check_reader_options, load_readers, log_warnings, parse_groups,
-                     plural, prog, reader_inputs, resolved_priors, run_command)
+from .common import (ENVIRONMENT_ERRORS, USER_ERRORS, command_parser, error_line, add_priors_option, add_reader_options, at_least, check_reader_options, load_readers, log_warnings, parse_groups,
+                     plural, reader_inputs, resolved_priors, run_command)
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +63,7 @@ def capped(topic: Topic, most: int) -> Topic:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog("visualize"), description=__doc__,
+    parser = command_parser("visualize", __doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--demo", action="store_true", help="the built-in demo topic")
@@ -102,14 +101,14 @@ def main(argv: list[str] | None = None) -> int:
         reasoner = Reasoner.load(args.model, args.without, reader_weight=args.reader_weight,
                                  reader_calibration=args.reader_calibration, priors=resolved_priors(args, topics))
         readers = load_readers(args, data, split, topics)
-    except (DataError, OSError, ValueError, EndpointError) as err:
-        print(f"error: {err}", file=sys.stderr)
+    except (*USER_ERRORS, *ENVIRONMENT_ERRORS) as err:
+        print(f"error: {error_line(err)}", file=sys.stderr)
         return 2
     topic = capped(topics[0], args.max_document_chars)
     try:
         visualize_topic(reasoner.with_readers(readers), topic, out, progress=not args.quiet)
-    except DataError as err:
-        print(f"error: {err}", file=sys.stderr)
+    except (*USER_ERRORS, *ENVIRONMENT_ERRORS) as err:
+        print(f"error: {error_line(err)}", file=sys.stderr)
         return 2
     print(f"wrote {out}: topic {topic.topic_id}, {plural(len(topic.questions), 'question')}")
     return 0

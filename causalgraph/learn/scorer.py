@@ -15,6 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from ..data import DataError
 from ..data.odds import logit
 from ..analysis.table import FEATURE_GROUPS, FEATURES, PairTable, table_blank
 from ..evidence.features import GROUPS as EVIDENCE_GROUPS
@@ -187,22 +188,22 @@ def dump_scorer(scorers: dict[str, Scorer], encoder: str) -> bytes:
 
 
 def load_scorer(path: str | Path, priors: str = "aer") -> tuple[Scorer, str]:
-    """Load (the scorer for the `priors` setting, encoder name); ValueError naming the file when it is not a
+    """Load (the scorer for the `priors` setting, encoder name); DataError naming the file when it is not a
     model file for these features, or holds no scorer for that setting."""
     try:
         saved = joblib.load(path)
     except FileNotFoundError:
         raise
     except Exception as err:
-        raise ValueError(f"{path}: not a causalgraph model file ({type(err).__name__}: {err})") from None
+        raise DataError(path, None, f"not a causalgraph model file ({type(err).__name__}: {err})") from None
     scorers = saved.get("scorers") if isinstance(saved, dict) else None
     if not isinstance(scorers, dict) or not scorers or not all(isinstance(s, (EdgeScorer, SizeBlend)) for s in scorers.values()):
-        raise ValueError(f"{path}: not a causalgraph model file (no edge scorer in it)")
+        raise DataError(path, None, "not a causalgraph model file (no edge scorer in it)")
     if priors not in scorers:
-        raise ValueError(f"{path}: no scorer for --priors {priors} in this model (it has {', '.join(sorted(scorers))})")
+        raise DataError(path, None, f"no scorer for --priors {priors} in this model (it has {', '.join(sorted(scorers))})")
     scorer = scorers[priors]
     if not scorer.features or not set(scorer.features) <= set(FEATURES):
-        raise ValueError(f"{path}: made for other features; retrain with `python -m causalgraph.train`")
+        raise DataError(path, None, "made for other features; retrain with `python -m causalgraph.train`")
     return scorer, saved["encoder"]
 
 

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Protocol
 
-from ..data.odds import logit
 from ..config import trusted
+from ..data import DataError
 from ..data.files import write_files
+from ..data.odds import logit
 
 log = logging.getLogger(__name__)
 _UNWRITABLE: set[Path] = set()  # cache folders already warned about
@@ -72,11 +73,11 @@ class ReaderJudgements:
 
 
 def check_reader_names(names: list[str]) -> None:
-    """ValueError for two readers of one name (fusion and the explanations tell readers apart by name)."""
+    """DataError for two readers of one name (fusion and the explanations tell readers apart by name)."""
     seen = set()
     for name in names:
         if name in seen:
-            raise ValueError(f"two readers are named {name!r}; give a score file another name as NAME=FILE")
+            raise DataError("--reader-scores", None, f"two readers are named {name!r}; give a score file another name as NAME=FILE")
         seen.add(name)
 
 

@@ -34,8 +34,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..data.odds import logit
 from ..data import DataError
+from ..data.odds import logit
 from .base import HARD_LOG_ODDS, Judgement, ReaderJudgements
 
 Key = tuple[str, str]  # (question id, label)
