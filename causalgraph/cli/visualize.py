@@ -27,9 +27,9 @@ log = logging.getLogger(__name__)
 
 
 def visualize_topic(reasoner: Reasoner, topic: Topic, path: str | Path, progress: bool = False) -> Path:
-    """Analyse (documents read: the page shows their evidence), score and solve a topic through the reasoner (its
-    readers weighed on this topic alone, without gold unless it has calibrations), then write its page; with
-    `progress`, a bar of the two steps on stderr."""
+    """Analyse the topic once (its documents read where the scorer uses them, as the shipped one does: the page
+    shows their evidence), weigh the reasoner's readers on it (without gold unless the reasoner has
+    calibrations), score and solve it, then write its page; with `progress`, a bar of the two steps on stderr."""
     with tqdm(total=2, desc="analysing, scoring and solving", unit="step", disable=not progress, file=sys.stderr) as bar:
         solved = reasoner.run([topic]).solve()
         bar.update()
