@@ -9,10 +9,11 @@ from pathlib import Path
 from . import __version__
 from .cli import common
 from .cli.common import run_command
+from .config import default_cache_dir
 
 COMMANDS = ("answer", "evaluate", "calibrate", "train", "ablation", "encoders", "nli", "timeline", "visualize", "sizes")
 SUMMARIES = {
-    "answer": "answer a split's questions (or the built-in demo topic) with explanations",
+    "answer": "answer your own topics, a split of the AER data or the demo topic, with explanations",
     "evaluate": "score a prediction file with the official metric, with its breakdown",
     "calibrate": "a reader's fusion parameters from its answers to a labelled split, under grouped CV",
     "train": "retrain the edge scorer (or the cross-encoder reader) with grouped CV and a model card",
@@ -26,8 +27,17 @@ SUMMARIES = {
 
 
 def command_list(entry: str) -> str:
+    """The top-level help: answering a user's own topic first, then every command with its line."""
     width = max(map(len, COMMANDS))
-    lines = [f"usage: {entry} COMMAND [options]", "", "commands:"]
+    own = [
+        "your own topic (a folder holding questions.jsonl and, optionally, docs.json; or one .json/.yaml file):",
+        f"  {entry} answer --data FOLDER                      each answer and why it was chosen, printed",
+        f"  {entry} answer --data FOLDER --out answers.jsonl  the answers as a file",
+        f"  {entry} visualize --data FOLDER --out page.html   its event graph as a page",
+        f"  {entry} answer --demo                             the built-in demo topic",
+        f"each topic's analysis is cached in {default_cache_dir()} ($CAUSALGRAPH_CACHE or --cache-dir moves it)",
+    ]
+    lines = [f"usage: {entry} COMMAND [options]", "", *own, "", "commands:"]
     lines += [f"  {c:<{width}}  {SUMMARIES[c]}" for c in COMMANDS]
     lines += ["", f"`{entry} COMMAND --help` shows a command's options; `{entry} --version` the version."]
     return "\n".join(lines)

@@ -19,17 +19,17 @@ from typing import Mapping, Protocol
 
 from .analysis.cache import AnalysisCache
 from .config import DEFAULT_MODEL, DEMO_DATA
-from .data import MAX_DOCUMENT_CHARS, Topic, load_data, load_split
+from .data import MAX_DOCUMENT_CHARS, DataError, Topic, load_data, load_split
 from .data.load import warn_without_documents
-from .experiments.sizes import thin_topics
 from .learn.calibration import load_calibrations, match_calibrations
 from .learn.scorer import Scorer, reads_documents
 from .readers.base import ReaderJudgements, check_reader_names
 from .readers.calibration import ReaderCalibration
 from .reason.solve import PRIORS, SWITCHABLE, SolverParams
-from .run.calibrate import calibrated_settings
-from .run.batch import Answer, Settings, answer_topics, priors_for, scorer_for
+from .run.advice import thin_topics
+from .run.batch import Answer, Settings, priors_for, scorer_for
 from .run.checks import checked_document_chars, checked_reader_weight, checked_topic_ids, checked_topics, checked_workers
+from .run.pipeline import Run, prepare
 
 
 class Reader(Protocol):
@@ -67,6 +67,7 @@ class Reasoner:
     reader_weight: int | None = None
     calibrations: Mapping[str, ReaderCalibration] | None = None
     auto_priors: bool = False  # each call to answer() takes the priors setting its topics were built for
+    calibration_file: str = "reader_calibration"  # what an unmatched calibration's error names
 
     @classmethod
     def load(cls, model: str | os.PathLike = DEFAULT_MODEL, without: Iterable[str] = (),
@@ -74,7 +75,7 @@ class Reasoner:
              time_limit: float | None = None, cache_dir: str | os.PathLike | None = None,
              reader_weight: int | None = None,
              reader_calibration: str | os.PathLike | Mapping[str, ReaderCalibration] | None = None,
-             priors: str = AUTO) -> Reasoner:
+             priors: str = AUTO, explain: bool = True) -> Reasoner:
         """The scorer of `model` (default: the shipped one), with the rule groups of `without` switched off
         (of none, consistency, priors, optimize), `params` (default: the scorer's precision bias) and `readers`:
         judgements already made (`ReaderJudgements`), or reader objects, which judge the topics being answered.
@@ -88,7 +89,8 @@ class Reasoner:
         "none" for a topic not built the benchmark's way (your own): the scorer trained without the None
         structure, and no construction prior, so None is chosen only where no option has the evidence; "auto"
         (the default) takes the one the answered topics were built for, as `answer` does: "aer" for topics of
-        an AER data folder, "none" for your own.
+        an AER data folder, "none" for your own. Without `explain`, what decided each option is not solved for
+        (the explanation then holds the edge scores alone).
         ValueError (or OSError) naming the model file when it cannot be loaded, and ValueError for a
         `time_limit` that is not a positive number, an unknown `priors`, or a `reader_weight` that `--reader-weight`
         refuses (TypeError for one that is no integer)."""
@@ -109,10 +111,19 @@ class Reasoner:
         for reader in objects:
             if not callable(getattr(reader, "judge", None)):
                 raise TypeError(f"a reader is ReaderJudgements or has a judge(topics) method, got {type(reader).__name__}")
-        settings = Settings(model, without, params or SolverParams(), time_limit, cache, judged, priors=setting)
-        calibrations = (load_calibrations(reader_calibration) if isinstance(reader_calibration, (str, os.PathLike))
-                        else reader_calibration)
-        return cls(settings, objects, reader_weight, calibrations, priors == AUTO)
+        settings = Settings(model, without, params or SolverParams(), time_limit, cache, judged, explain, setting)
+        if isinstance(reader_calibration, (str, os.PathLike)):
+            return cls(settings, objects, reader_weight, load_calibrations(reader_calibration), priors == AUTO,
+                       str(reader_calibration))
+        return cls(settings, objects, reader_weight, reader_calibration, priors == AUTO)
+
+    def with_readers(self, readers: Iterable[ReaderJudgements | Reader]) -> Reasoner:
+        """This reasoner with `readers` added (judgements already made, or reader objects)."""
+        readers = tuple(readers)
+        judged = tuple(r for r in readers if isinstance(r, ReaderJudgements))
+        objects = tuple(r for r in readers if not isinstance(r, ReaderJudgements))
+        return replace(self, settings=replace(self.settings, readers=self.settings.readers + judged),
+                       reader_objects=self.reader_objects + objects)
 
     def settings_for(self, topics: Iterable[Topic]) -> Settings:
         """What these topics are answered with: `settings`, or with `auto_priors` the priors setting they were
@@ -141,12 +152,26 @@ class Reasoner:
         """The answer of every question of the topics, topic by topic in input order, each topic solved at once.
         `topics` is read in full before the first answer (the readers judge, and are weighed on, all of them
         together), so it must be finite: pass a list, or call answer() on batches of an endless stream.
-        `workers` > 1 answers topics in that many processes. A topic that fails raises RuntimeError naming it;
+        `workers` > 1 answers topics in that many processes. A topic that fails raises DataError for its input
+        (naming the file), else RuntimeError naming it;
         under priors "auto", topics of AER data and your own together raise ValueError.
         Like `answer`, it warns (logging, logger `causalgraph.api`) when small topics are answered without a reader.
         TypeError or ValueError, naming the argument, for topics that are no Topic objects or workers that are no
         whole number from 1."""
         topics, workers = checked_topics(topics), checked_workers(workers)
+        with closing(self.run(topics).outcomes(workers)) as outcomes:
+            for topic, outcome in zip(topics, outcomes):
+                outcome.replay_logs()
+                if isinstance(outcome.error, DataError):  # the topic's input, named in the message
+                    raise outcome.error
+                if outcome.error is not None:
+                    raise RuntimeError(f"topic {topic.topic_id}: {outcome.failure}") from outcome.error
+                yield from outcome.value.answers
+
+    def run(self, topics: list[Topic]) -> Run:
+        """A run of the topics (run.pipeline.Run): the settings they are answered with, the reader objects'
+        judgements and every reader weighed on them, and the analyses that took. Warns (logging) about
+        topics without documents, and about small topics answered without a reader."""
         warn_without_documents(topics)
         settings = self.settings_for(topics)
         if self.reader_objects:
@@ -154,16 +179,10 @@ class Reasoner:
             settings = replace(settings, readers=settings.readers + judged)
         check_reader_names([r.reader for r in settings.readers])
         if self.calibrations is not None and settings.readers:
-            calibrations = match_calibrations(settings.readers, self.calibrations, "reader_calibration")
+            calibrations = match_calibrations(settings.readers, self.calibrations, self.calibration_file)
         else:
             calibrations = None
-        settings = calibrated_settings(topics, settings, self.reader_weight, calibrations)
-        documents = reads_documents(scorer_for(settings.model, settings.priors)[0])
-        if thin := thin_topics(topics, bool(settings.readers), documents)[1]:
+        run = prepare(topics, settings, self.reader_weight, calibrations)
+        if thin := thin_topics(topics, bool(run.settings.readers), run.reads_documents)[1]:
             log.warning(thin)
-        with closing(answer_topics(topics, settings, workers)) as outcomes:
-            for topic, outcome in zip(topics, outcomes):
-                outcome.replay_logs()
-                if outcome.error is not None:
-                    raise RuntimeError(f"topic {topic.topic_id}: {outcome.error}")
-                yield from outcome.value.answers
+        return run

@@ -103,13 +103,15 @@ def test_console_script_entry_point(demo_dir):
     assert result.returncode == 0 and "--pred" in result.stdout
 
 
-def test_help_lists_every_command_with_one_line(capsys):
+def test_help_shows_your_own_topic_then_every_command_with_one_line(capsys):
     for argv in (["--help"], ["-h"], ["help"]):
         assert entry.main(argv) == 0
         out = capsys.readouterr().out
-        listed = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+        own, commands = out.split("\ncommands:\n")
+        listed = [line.split()[0] for line in commands.splitlines() if line.startswith("  ")]
         assert listed == list(entry.COMMANDS), out
-        assert all(len(line.split()) > 3 for line in out.splitlines() if line.startswith("  "))  # each has its line
+        assert all(len(line.split()) > 3 for line in commands.splitlines() if line.startswith("  "))  # each has its line
+        assert "your own topic" in own and "answer --data FOLDER" in own  # a user's own topic comes first
     assert entry.main([]) == 2 and "commands:" in capsys.readouterr().err
 
 

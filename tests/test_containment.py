@@ -23,7 +23,7 @@ from causalgraph.graph.topic import build_graph, candidate_pairs
 from causalgraph.reason.facts import topic_facts
 from causalgraph.reason.solve import GATED, RELAXABLE, TopicProgram, solve_topic
 from causalgraph.run import parallel
-from causalgraph.run.parallel import map_ordered
+from causalgraph.run.parallel import Outcome, map_ordered
 
 from .conftest import NONE, assert_valid_solution, question_row, write_questions
 from .test_safety import answer_demo, fail_renaming_onto
@@ -63,7 +63,7 @@ def nap(n: int) -> int:
 NAPPING_RUN = """
 import sys
 from causalgraph.cli.common import run_command
-from causalgraph.run.parallel import map_ordered
+from causalgraph.run.parallel import Outcome, map_ordered
 from tests.test_containment import nap
 
 def main(argv):
@@ -294,7 +294,7 @@ def test_a_score_file_named_as_another_reader_is_refused(demo_copy, tmp_path, ca
     for given, other in ((["--crossencoder", str(tmp_path / "nowhere")], "crossencoder"),
                          (["--llm-url", "http://127.0.0.1:9/v1", "--llm-model", "m"], "llm:m")):
         assert answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl"), "--reader-scores", f"{other}={scores}", *given) == 2
-        assert capsys.readouterr().err == (f"error: two readers are named {other!r}; give a score file another name "
+        assert capsys.readouterr().err == (f"error: --reader-scores: two readers are named {other!r}; give a score file another name "
                                            "as NAME=FILE\n")
 
 
@@ -393,7 +393,7 @@ def test_a_vast_topic_range_costs_no_more_than_a_small_one(demo_copy, tmp_path, 
 
 def test_warnings_over_thousands_of_topics_stay_short(tmp_path, caplog):
     from causalgraph.data.load import warn_without_documents
-    from causalgraph.experiments.sizes import thin_topics
+    from causalgraph.run.advice import thin_topics
 
     topics = [Topic(t, [Question(f"q{t}", t, "The dam failed.", ("Rain fell.", "Gates jammed.", "A cup was won.", NONE))])
               for t in range(1, 10_001, 2)]
@@ -456,7 +456,8 @@ def test_an_output_with_a_long_legal_name_is_written(demo_copy, tmp_path):
 
 def test_a_failed_run_leaves_no_folder_behind(demo_copy, tmp_path, monkeypatch):
     out = tmp_path / "new" / "deeper" / "p.jsonl"
-    monkeypatch.setattr(answer, "run_topics", lambda *a: ([], ["topic 1: RuntimeError: it broke"]))
+    failed = Outcome(1, OSError(28, "No space left on device", "/tmp/x"))  # a topic failed on a full disk
+    monkeypatch.setattr(answer, "run_topics", lambda *a: ([], [failed]))
     assert answer_demo(demo_copy, "--out", str(out)) == 1 and not (tmp_path / "new").exists()
     monkeypatch.undo()
     fail_renaming_onto(out, monkeypatch)

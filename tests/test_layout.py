@@ -2,6 +2,8 @@
 the rule files, model and demo topic are package data."""
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import networkx as nx
@@ -58,9 +60,12 @@ def test_stages_import_one_way():
 
 # The stages in order, as docs/architecture.md draws them: each may import the ones before it, never one after
 # it. reason/ comes before learn/ because cross-validating the edge scorer and choosing its bias score the whole
-# answer set program; the scorer only hands the solver a dict of probabilities.
-STAGES = ("config", "data", "text", "graph", "evidence", "analysis", "readers", "reason", "learn", "experiments", "run", "view",
-          "api", "cli")
+# answer set program; the scorer only hands the solver a dict of probabilities. experiments/ (the lab) comes
+# after the product, which cannot import it; only the lab's commands in cli/ do.
+STAGES = ("config", "data", "text", "graph", "evidence", "analysis", "readers", "reason", "learn", "run", "view", "api",
+          "experiments", "cli")
+LAB_COMMANDS = {f"causalgraph.cli.{name}" for name in
+                ("lab", "train", "train_reader", "calibrate", "sizes", "encoders", "nli", "timeline", "ablation")}
 ENTRY_POINTS = {"causalgraph", "causalgraph.__main__"}  # the package (lazy exports) and `causalgraph COMMAND`
 
 
@@ -81,6 +86,21 @@ def test_no_stage_imports_a_later_one():
                        and rank[stage(a)] < rank[stage(b)])
     assert not backwards, f"imports of a later stage: {backwards}"
     assert {stage(m) for m in graph if m not in ENTRY_POINTS | shims} == set(STAGES)
+
+
+def test_only_the_lab_commands_import_the_lab():
+    graph = imports()
+    importers = {a for a, b in graph.edges if "." in a and "." in b and stage(b) == "experiments" != stage(a)}
+    assert importers and importers <= LAB_COMMANDS, sorted(importers - LAB_COMMANDS)
+
+
+def test_answering_loads_no_lab_module():
+    """`import causalgraph` and the `answer` and `visualize` commands load nothing of causalgraph.experiments."""
+    code = ("import sys, causalgraph, causalgraph.cli.answer, causalgraph.cli.visualize, causalgraph.api; "
+            "print(sorted(m for m in sys.modules if m.startswith('causalgraph.')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            cwd=PACKAGE_DIR.parent).stdout
+    assert "causalgraph.cli.answer" in loaded and "causalgraph.experiments" not in loaded
 
 
 def test_the_architecture_page_draws_the_stages_in_their_order():

@@ -15,7 +15,8 @@ from causalgraph.data import LABELS, DataError, Question, Topic, load_questions,
 from causalgraph.data.records import normalize_text
 from causalgraph.graph.topic import build_graph, candidate_pairs
 from causalgraph.readers.scores import reader_name
-from causalgraph.run.output import jsonl, write_files
+from causalgraph.run.output import jsonl
+from causalgraph.data.files import write_files
 from causalgraph.reason.solve import RELAXABLE, SolverParams, solve_topic
 
 from .conftest import NONE, assert_valid_solution

@@ -232,7 +232,7 @@ def test_an_output_that_is_a_device_or_a_pipe_is_refused_before_any_work(demo_co
 
 
 def test_visualize_and_write_files_refuse_a_device_too(demo_copy, tmp_path, capsys):
-    from causalgraph.run.output import write_files
+    from causalgraph.data.files import write_files
 
     for node in special_files(tmp_path):
         assert visualize.main(["--demo", "--out", str(node)]) == 2
@@ -251,7 +251,7 @@ def test_a_symlink_to_a_regular_file_is_followed(demo_copy, tmp_path):
 
 
 def test_an_old_output_is_renamed_aside_and_back_never_copied(tmp_path, monkeypatch):
-    from causalgraph.run import output
+    from causalgraph.data import files as output
 
     out, explain = tmp_path / "p.jsonl", tmp_path / "e.jsonl"
     out.write_text("old\n")
@@ -268,7 +268,7 @@ def test_an_old_output_is_renamed_aside_and_back_never_copied(tmp_path, monkeypa
 KILLER = """
 import os, signal, sys
 from pathlib import Path
-from causalgraph.run import output
+from causalgraph.data import files as output
 
 point, calls = int(sys.argv[1]), [0]
 
@@ -304,7 +304,7 @@ def test_a_run_killed_at_any_point_leaves_no_mix_and_the_next_run_cleans_up(tmp_
         assert len(present) <= 1, (point, present)  # all old, or all new: never a new --out beside an old --explain
         debris = {p.name for p in tmp_path.iterdir()} - set(names)
         assert all(re.fullmatch(r"\.(p|e|t)\.jsonl?\.\d+-\w{8}\.(tmp|old)", d) for d in debris), debris
-        from causalgraph.run.output import write_files
+        from causalgraph.data.files import write_files
 
         write_files({path: "again\n" for path in outputs})
         assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names)  # the dead run's debris went
@@ -312,7 +312,7 @@ def test_a_run_killed_at_any_point_leaves_no_mix_and_the_next_run_cleans_up(tmp_
 
 
 def test_the_debris_of_a_live_run_is_left_alone(tmp_path):
-    from causalgraph.run.output import write_files
+    from causalgraph.data.files import write_files
 
     live = tmp_path / f".p.jsonl.{os.getpid()}-abcdefgh.tmp"  # this process is alive
     dead = tmp_path / ".p.jsonl.abcdefgh.old"  # debris without a process id: an earlier version's

@@ -8,7 +8,7 @@ import pytest
 
 from causalgraph.cli import answer, sizes, train
 from causalgraph.data import load_labelled
-from causalgraph.experiments.sizes import THIN_QUESTIONS, thin_topics
+from causalgraph.run.advice import THIN_QUESTIONS, thin_topics
 from causalgraph.analysis.table import pair_table
 from causalgraph.graph.features import QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES, structure_features
 from causalgraph.learn.scorer import EdgeScorer, dump_scorer, load_scorer

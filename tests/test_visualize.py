@@ -177,3 +177,22 @@ def test_the_page_shows_each_readers_reliability_and_weight(demo, tmp_path):
     assert visualize.main(["--demo", "--out", str(out), "--reader-scores", f"mine={reader}", "--quiet"]) == 0
     text = " ".join(Tags(out.read_text()).text)
     assert "mine: yes" in text and "open options, fewer than the" in text and "the default weight 50%" in text
+
+
+def test_visualize_with_a_reader_reads_each_document_once(demo, tmp_path, monkeypatch):
+    """The reader is weighed on the topic's analysis and the page drawn from that same analysis: spaCy reads each
+    document once in the run."""
+    import json
+    from collections import Counter
+
+    import causalgraph.analysis.analyse as analyse
+
+    read, real = Counter(), analyse.read_documents
+    monkeypatch.setattr(analyse, "read_documents", lambda docs: read.update(d.doc_id for d in docs) or real(docs))
+    reader = tmp_path / "reader.jsonl"
+    reader.write_text("".join(json.dumps({"id": q.qid, "answer": ",".join(sorted(q.gold))}) + "\n"
+                              for q in demo.analysis.topic.questions))
+    out = tmp_path / "demo.html"
+    assert visualize.main(["--demo", "--out", str(out), "--reader-scores", f"mine={reader}", "--quiet"]) == 0
+    documents = demo.analysis.topic.documents
+    assert documents and read == Counter(d.doc_id for d in documents)

@@ -24,7 +24,6 @@ import logging
 import os
 import pickle
 import sys
-import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
@@ -32,6 +31,7 @@ from pathlib import Path
 
 from ..config import PACKAGE_DIR, trusted
 from ..data import Document, Topic
+from ..data.files import write_files
 from ..text.embed import resolve_model_path
 from ..text.extract import DocumentReading, iter_readings
 from ..evidence.retrieve import DocumentVectors, iter_vectors
@@ -205,17 +205,11 @@ def _store(path: Path, value) -> None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as err:
         log.warning("cannot write to the cache folder %s: %s", path.parent, err)
         return
+    entry = pickle.dumps({"format": CACHE_FORMAT, "key": path.stem, "value": value}, protocol=pickle.HIGHEST_PROTOCOL)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            pickle.dump({"format": CACHE_FORMAT, "key": path.stem, "value": value}, handle,
-                        protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    except BaseException as err:
-        os.unlink(tmp)
-        if not isinstance(err, OSError):
-            raise
+        write_files({path: entry}, mode=0o600)
+    except OSError as err:
         log.warning("cannot write the cache entry %s: %s", path, err)

@@ -9,7 +9,8 @@ from ..experiments.ablation import ablation_rows, format_table
 from ..experiments.inputs import describe_held, labelled_analyses
 from ..learn.bands import blend_copies, fold_blends, shipped_bands
 from ..reason.solve import SolverParams
-from .common import cv_inputs, cv_parser, plural, run_command, step
+from .common import plural, run_command, step
+from .lab import cv_inputs, cv_parser
 
 
 def build_parser():

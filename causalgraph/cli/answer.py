@@ -5,31 +5,30 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 import time
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 from tqdm import tqdm
 
 from ..analysis.analyse import ANALYSIS_STAGES
-from ..analysis.cache import AnalysisCache
+from ..api import Reasoner
 from ..config import DEFAULT_MODEL, DEMO_DATA, default_cache_dir
-from ..data import SPLITS, DataError, Topic, input_files, load_data, question_score
-from ..experiments.sizes import thin_topics
-from ..data.load import warn_without_documents
+from ..data import SPLITS, Topic, input_files, load_data, question_score
+from ..data.files import write_files
 from ..data.records import escaped
-from ..readers.llm import EndpointError
-from ..learn.calibration import load_calibrations, match_calibrations
-from ..learn.scorer import reads_documents
 from ..reason.solve import SWITCHABLE, SolverParams
 from ..reason.explain import answer_flags, evidence_line, judged_words, reader_adds
-from ..run.batch import PARALLEL_CHARS, STAGES, Answer, Settings, TopicAnswer, answer_topics, auto_workers, scorer_for
-from ..run.calibrate import calibrated_settings
-from ..run.output import check_outputs, jsonl, write_files
-from ..run.parallel import SCHEDULERS
-from .common import add_document_chars_option, add_priors_option, add_reader_options, check_reader_options, resolved_priors, load_readers, reader_inputs, parse_groups, parse_topics, plural, positive, prog, log_warnings, run_command, weight
+from ..run.batch import PARALLEL_CHARS, STAGES, Answer, TopicAnswer
+from ..run.output import check_outputs, jsonl
+from ..run.parallel import SCHEDULERS, DaskUnavailable, Outcome
+from ..run.pipeline import Run
+from .common import (BUG_EXIT, ENVIRONMENT_ERRORS, USER_ERRORS, add_document_chars_option, add_priors_option,
+                     add_reader_options, check_reader_options, command_parser, error_line, is_bug, load_readers,
+                     log_warnings, parse_groups, parse_topics, plural, positive, reader_inputs, resolved_priors,
+                     run_command, weight)
 
 
 def workers_option(text: str) -> int | str:
@@ -38,7 +37,7 @@ def workers_option(text: str) -> int | str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog("answer"), description=__doc__)
+    parser = command_parser("answer", __doc__)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--demo", action="store_true",
                         help="answer the built-in demo topic and print each question, its options, the answer and its score")
@@ -74,26 +73,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_topics(topics: list[Topic], settings: Settings, args: argparse.Namespace) -> tuple[list[TopicAnswer], list[str]]:
-    """Answers of the topics in input order and "topic N: error" lines; without --keep-going, stop at the first
-    failure."""
+def run_topics(run: Run, args: argparse.Namespace) -> tuple[list[TopicAnswer], list[Outcome]]:
+    """Answers of the run's topics in input order and the outcomes of the topics that failed (their `value`: the
+    topic id); without --keep-going, stop at the first failure."""
     answers, failures = [], []
     scheduler = "dask" if args.dask_address else args.scheduler
-    workers = auto_workers(topics, settings.cache, reads_documents(scorer_for(settings.model, settings.priors)[0])) \
-        if args.workers == "auto" else args.workers
-    outcomes = answer_topics(topics, settings, workers, scheduler, args.dask_address)
-    bar = tqdm(total=len(topics), desc="topics", unit="topic", disable=args.quiet, file=sys.stderr)
+    workers = run.auto_workers() if args.workers == "auto" else args.workers
+    outcomes = run.outcomes(workers, scheduler, args.dask_address)
+    bar = tqdm(total=len(run.topics), desc="topics", unit="topic", disable=args.quiet, file=sys.stderr)
     with closing(outcomes), bar:
-        for topic, outcome in zip(topics, outcomes):
+        for topic, outcome in zip(run.topics, outcomes):
             bar.update()
             outcome.replay_logs()
             if outcome.error is None:
                 answers.append(outcome.value)
                 continue
-            failures.append(f"topic {topic.topic_id}: {escaped(outcome.error)}")
+            failures.append(replace(outcome, value=topic.topic_id))
             if not args.keep_going:
                 break
     return answers, failures
+
+
+def report_failure(failure: Outcome, debug: bool, then: str = "") -> None:
+    """A failed topic on stderr: "error: topic N: " and common.error_line (and `then`), after its traceback
+    under --debug."""
+    assert failure.error is not None
+    if debug and failure.trace:
+        print(failure.trace.rstrip(), file=sys.stderr)
+    print(f"error: topic {failure.value}: {escaped(error_line(failure.error))}{then}", file=sys.stderr)
 
 
 def timings(answers: list[TopicAnswer], topics: list[Topic], load: float, total: float) -> str:
@@ -178,37 +185,32 @@ def main(argv: list[str] | None = None) -> int:
         outputs = check_outputs({"--out": args.out, "--explain": args.explain, "--timings": args.timings},
                                 [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)],
                                 {"--cache-dir": None if args.no_cache else args.cache_dir})
-        calibrations = load_calibrations(args.reader_calibration) if args.reader_calibration else None
         topics = load_data(data, split, args.topics, args.max_document_chars)
-        warn_without_documents(topics)
-        model, priors = args.model.resolve(), resolved_priors(args, topics)
-        scorer, encoder = scorer_for(model, priors)
-        cache = None if args.no_cache else AnalysisCache.open(args.cache_dir, encoder, reads_documents(scorer))
+        # what decided each option is solved for only where it is shown: --explain, or the printed answers
+        explain = args.demo or args.out is None or args.explain is not None
+        reasoner = Reasoner.load(args.model, args.without, SolverParams(bias=args.bias, none_prior=args.none_prior),
+                                 time_limit=args.time_limit, cache_dir=None if args.no_cache else args.cache_dir,
+                                 reader_weight=args.reader_weight, reader_calibration=args.reader_calibration,
+                                 priors=resolved_priors(args, topics), explain=explain)
         readers = load_readers(args, data, split, topics)  # last: an LLM reader runs over every question
-    except (DataError, OSError, ValueError, EndpointError) as err:
-        print(f"error: {err}", file=sys.stderr)
+    except (*USER_ERRORS, *ENVIRONMENT_ERRORS) as err:
+        print(f"error: {error_line(err)}", file=sys.stderr)
         return 2
-    if thin := thin_topics(topics, bool(readers), reads_documents(scorer))[1]:  # once per run: small topics, no reader
-        logging.getLogger(__name__).warning(thin)
-    params = SolverParams(bias=args.bias, none_prior=args.none_prior)
-    # what decided each option is solved for only where it is shown: --explain, or the printed answers
-    explain = args.demo or args.out is None or args.explain is not None
-    settings = Settings(model, args.without, params, args.time_limit, cache, readers, explain, priors)
     try:
-        settings = calibrated_settings(topics, settings, args.reader_weight,
-                                       calibrations and match_calibrations(readers, calibrations, args.reader_calibration))
-    except DataError as err:
-        print(f"error: {err}", file=sys.stderr)
+        run = reasoner.with_readers(readers).run(topics)
+    except USER_ERRORS as err:
+        print(f"error: {error_line(err)}", file=sys.stderr)
         return 2
     loaded = time.perf_counter()
     try:
-        answers, failures = run_topics(topics, settings, args)
-    except (RuntimeError, OSError) as err:  # no Dask, or no scheduler at --dask-address
-        print(f"error: {err}", file=sys.stderr)
+        answers, failures = run_topics(run, args)
+    except (DaskUnavailable, OSError) as err:  # no Dask, no scheduler at --dask-address, no processes
+        print(f"error: {error_line(err)}", file=sys.stderr)
         return 2
+    code = BUG_EXIT if any(f.error is not None and is_bug(f.error) for f in failures) else 1
     if failures and not args.keep_going:
-        print(f"error: {failures[0]}\nnothing written; --keep-going answers the other topics", file=sys.stderr)
-        return 1
+        report_failure(failures[0], args.debug, "\nnothing written; --keep-going answers the other topics")
+        return code
     answered = [answer for a in answers for answer in a.answers]
     files = {"--out": lambda: jsonl(a.submission() for a in answered),
              "--explain": lambda: jsonl(a.explanation for a in answered),
@@ -216,15 +218,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         write_files({path: files[option]() for option, path in outputs.items()})
     except OSError as err:
-        print(f"error: {err}; no output written", file=sys.stderr)
+        print(f"error: {error_line(err)}; no output written", file=sys.stderr)
         return 2
     if args.demo or args.out is None:
         print(readable_report(topics, answered))
     if not args.demo:
         print(summary(answers, len(topics), time.perf_counter() - start), file=sys.stderr)
     for failure in failures:
-        print(f"error: {failure}", file=sys.stderr)
-    return 1 if failures else 0
+        report_failure(failure, args.debug)
+    return code if failures else 0
 
 
 if __name__ == "__main__":

@@ -12,8 +12,10 @@ from ..experiments.calibration import answer_analyses, calibration_cv
 from ..experiments.inputs import shipped_biases
 from ..learn.calibration import write_calibrations
 from ..readers.scores import load_reader_files, parse_reader_spec
-from ..run.output import OutputError, check_outputs, write_files
-from .common import cv_inputs, cv_parser, plural, run_command
+from ..run.output import OutputError, check_outputs
+from ..data.files import write_files
+from .common import plural, run_command
+from .lab import cv_inputs, cv_parser
 
 
 def build_parser():

@@ -1,5 +1,5 @@
-"""What the commands share: option parsers and types, reading the labelled data for the CV commands, and printing
-one-line errors."""
+"""What the commands share: option parsers and types, reading the readers the options name, and printing one-line
+errors."""
 
 from __future__ import annotations
 
@@ -12,22 +12,23 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..config import DEFAULT_ENCODER, default_cache_dir
+from ..config import default_cache_dir
 from ..data import DataError
 from ..data.load import TopicIds
 from ..data.records import MAX_DOCUMENT_CHARS, MAX_TOPIC_DIGITS, Topic, escaped
-from ..experiments.inputs import cv_inputs as read_cv_inputs, shipped_bias
-from ..learn.crossval import TopicShape
 from ..readers.base import ReaderJudgements
-from ..readers.llm import RESPONSE_FORMATS
+from ..readers.llm import RESPONSE_FORMATS, EndpointError
 from ..readers.load import load_readers as read_readers
 from ..readers.scores import parse_reader_spec
 from ..reason.solve import PRIORS, SWITCHABLE
 from ..run.batch import priors_for
 from ..run.checks import reader_weight_problem, weight_problem
+from ..run.output import OutputError
+from ..run.parallel import DaskUnavailable, WorkerDied
 
 # How the commands were started, for their usage lines: `python -m causalgraph.answer` unless the
 # `causalgraph COMMAND` entry point (causalgraph/__main__.py) says otherwise.
@@ -37,6 +38,37 @@ ENTRY = {"prefix": "python -m causalgraph."}
 def prog(command: str) -> str:
     """The usage line's name of a command, as it was run: `causalgraph answer` or `python -m causalgraph.answer`."""
     return f"{ENTRY['prefix']}{command}"
+
+
+def command_parser(command: str, description: str | None, **kwargs) -> argparse.ArgumentParser:
+    """A command's parser, with the --debug option that every command takes (see run_command)."""
+    parser = argparse.ArgumentParser(prog=prog(command), description=description, **kwargs)
+    parser.add_argument("--debug", action="store_true", help="on a bug, print the traceback as well")
+    return parser
+
+
+# The three kinds of error: the user's input and the environment (exit code 2; one line naming the input or the
+# resource), and a bug (BUG_EXIT, sysexits' EX_SOFTWARE; the line says it is one, --debug adds the traceback).
+USER_ERRORS = (DataError, OutputError)
+# a full disk, a permission, a killed worker, an endpoint or a Dask scheduler out of reach
+ENVIRONMENT_ERRORS = (OSError, WorkerDied, EndpointError, DaskUnavailable)
+BUG_EXIT = 70
+
+
+def is_bug(err: BaseException) -> bool:
+    """Whether an error is the code's own, neither the user's input nor the environment."""
+    return not isinstance(err, USER_ERRORS + ENVIRONMENT_ERRORS)
+
+
+def error_line(err: BaseException) -> str:
+    """An error in one line: the user's input or the environment by what it names (a file system error as
+    "PATH: reason"), a bug said to be one."""
+    if isinstance(err, OSError) and err.filename is not None and err.strerror:
+        return f"{err.filename}: {err.strerror}"
+    if not is_bug(err):
+        return str(err)
+    return (f"a bug in causalgraph ({type(err).__name__}: {err}); please report it with the traceback that "
+            "--debug prints")
 
 
 @contextmanager
@@ -218,7 +250,8 @@ def log_warnings() -> None:
 
 
 def run_command(main, argv: list[str] | None = None) -> int:
-    """Run a command's main; Ctrl-C ends it with one line and exit code 130, SIGTERM with one line and 143 (outputs
+    """Run a command's main; an error it did not handle ends it with one line (error_line; a bug with exit code
+    BUG_EXIT and, under --debug, the traceback first); Ctrl-C ends it with one line and exit code 130, SIGTERM with one line and 143 (outputs
     are written whole or not at all, so nothing is half-written, and worker processes are stopped), and a closed
     output pipe quietly with 141. What it prints and logs reaches the terminal with control and format characters
     escaped (SafeStream, OneLineFormatter); text the terminal's encoding cannot show (under the C locale, say) is
@@ -233,6 +266,7 @@ def run_command(main, argv: list[str] | None = None) -> int:
         raise Terminated
 
     previous = signal.signal(signal.SIGTERM, terminate) if threading.current_thread() is threading.main_thread() else None
+    debug = "--debug" in (sys.argv[1:] if argv is None else argv)
     try:
         log_warnings()
         return main(argv)
@@ -245,6 +279,11 @@ def run_command(main, argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # whoever read the output stopped (`| head`): end quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), streams[0].fileno())
         return 141
+    except Exception as err:  # what a command did not handle: one line, the traceback behind --debug
+        if debug:
+            traceback.print_exc()
+        print(f"error: {error_line(err)}", file=sys.stderr)
+        return BUG_EXIT if is_bug(err) else 2
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
@@ -285,31 +324,3 @@ def at_least(minimum: int):
         return value
 
     return parse
-
-
-def cv_parser(command: str, doc: str, encoder: bool = True, bias: bool = False, min_folds: int = 2,
-              resize: bool = True) -> argparse.ArgumentParser:
-    """The options that the CV commands share: data, folds (at least `min_folds`), the split to resize to (unless
-    `resize` is False), the encoder (unless `encoder` is False) and a fixed precision bias (where `bias` is True)."""
-    parser = argparse.ArgumentParser(prog=prog(command.rsplit(".", 1)[-1]), description=doc)
-    parser.add_argument("--data", required=True, help="AER data folder (../shared/aer or the public layout)")
-    parser.add_argument("--folds", type=at_least(min_folds), default=5, help=f"grouped CV folds (at least {min_folds})")
-    if encoder:
-        parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="sentence-transformers path or hub name")
-    if resize:
-        parser.add_argument("--resize-to", default="test", help="split whose topic shapes (questions, None offers) the training and held-out copies are cut to; 'none' for whole topics only")
-    if bias:
-        parser.add_argument("--bias", type=weight, help="precision bias (log-odds x 100); default: the shipped scorer's")
-    return parser
-
-
-def cv_inputs(args: argparse.Namespace, evidence: bool = False) -> tuple[list, list[TopicShape], int] | None:
-    """The labelled topics, the target topic shapes and the precision bias (--bias, else the shipped
-    scorer's); None, after printing the error, when the data cannot be read."""
-    try:
-        topics, shapes = read_cv_inputs(args.data, args.folds, getattr(args, "resize_to", None), evidence)
-        bias = getattr(args, "bias", None)
-        return topics, shapes, shipped_bias() if bias is None else bias
-    except (DataError, OSError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return None

@@ -15,7 +15,8 @@ from ..config import DEFAULT_ENCODER
 from ..text.embed import MPNET, encode, load_encoder
 from ..reason.solve import SolverParams
 from ..experiments.inputs import labelled_analyses
-from .common import cv_inputs, cv_parser, plural, run_command
+from .common import plural, run_command
+from .lab import cv_inputs, cv_parser
 
 
 SPEED_SENTENCES = 1000

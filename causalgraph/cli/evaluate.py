@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..data import DataError, load_answers, load_data, load_questions, question_score
 from ..data.load import TOPIC_FILE_SUFFIXES
-from .common import parse_topics, plural, prog, run_command
+from .common import command_parser, parse_topics, plural, run_command
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def format_report(report: Report, scope: str = "") -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog("evaluate"), description=__doc__)
+    parser = command_parser("evaluate", __doc__)
     parser.add_argument("--pred", required=True, help='predictions: JSONL of {"id", "answer"}, as `answer --out` writes')
     parser.add_argument("--gold", required=True, type=Path,
                         help="questions.jsonl with golden_answer, JSONL of {id, answer}, or your own topics with "

@@ -12,11 +12,11 @@ from ..config import DEFAULT_ENCODER
 from ..data import DataError, load_labelled
 from ..experiments.inputs import labelled_analyses
 from ..experiments.nli import pair_model_cv
-from .common import at_least, positive, prog, run_command
+from .common import command_parser, at_least, positive, run_command
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog("nli"), description=__doc__)
+    parser = command_parser("nli", __doc__)
     parser.add_argument("--data", type=Path, required=True, help="AER data folder (../shared/aer or the public layout)")
     parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="local path or hub name of the encoder to fine-tune")
     parser.add_argument("--folds", type=at_least(2), default=5, help="grouped CV folds (at least 2)")

@@ -22,7 +22,8 @@ from ..learn.bands import SHIPPED_GROUPS, blend_copies, scorer_kinds
 from ..learn.crossval import SIZE_COPIES
 from ..learn.scorer import EdgeScorer
 from ..readers.scores import load_reader_scores
-from .common import cv_inputs, cv_parser, run_command
+from .common import run_command
+from .lab import cv_inputs, cv_parser
 
 
 def parse_sizes(text: str) -> tuple[int | str | None, ...]:

@@ -18,8 +18,10 @@ from ..config import default_cache_dir
 from ..data import SPLITS, DataError, data_files, load_split
 from ..experiments.timeline import MEDIATED_GRID, ORDER_GRID, order_report, timeline_cv, timeline_graphs
 from ..evidence.timeline import graph_bytes, graph_format
-from ..run.output import check_outputs, write_files
-from .common import cv_inputs, cv_parser, parse_topics, plural, run_command
+from ..run.output import check_outputs
+from ..data.files import write_files
+from .common import parse_topics, plural, run_command
+from .lab import cv_inputs, cv_parser
 
 
 def build_parser() -> argparse.ArgumentParser:

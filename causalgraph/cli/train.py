@@ -17,8 +17,10 @@ from ..learn.bands import BAND_SIZES, SHIPPED_GROUPS, BlendReport, train_blend
 from ..learn.crossval import SIZE_COPIES, TRAIN_COPIES, TopicShape, bootstrap_interval, FoldResult
 from ..learn.scorer import SizeBlend, dump_scorer
 from ..reason.solve import PRIORS
-from ..run.output import check_outputs, write_files
-from .common import cv_inputs, cv_parser, plural, positive, run_command
+from ..run.output import check_outputs
+from ..data.files import write_files
+from .common import plural, positive, run_command
+from .lab import cv_inputs, cv_parser
 from .train_reader import crossencoder_main
 
 REGIMES = (*BAND_SIZES, "whole", "test-shaped")

@@ -18,7 +18,8 @@ from ..experiments.crossencoder import fit_reader, fusion_rows, held_out_judgeme
 from ..experiments.inputs import describe_held, labelled_analyses, shipped_bias
 from ..learn.crossval import fold_scorers, resized_sets
 from ..readers.crossencoder import SETTINGS_FILE, option_inputs
-from ..run.output import check_outputs, write_files
+from ..run.output import check_outputs
+from ..data.files import write_files
 
 
 def crossencoder_main(args: argparse.Namespace, topics: list, shapes: list) -> int:

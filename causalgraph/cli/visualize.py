@@ -14,38 +14,28 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..analysis.analyse import analyse_topic
+from ..api import Reasoner
 from ..config import DEFAULT_MODEL, DEMO_DATA
 from ..data import SPLITS, DataError, Topic, input_files, load_data
-from ..learn.calibration import load_calibrations, match_calibrations
-from ..learn.scorer import Scorer, load_scorer
-from ..readers.base import ReaderJudgements
-from ..readers.llm import EndpointError
-from ..reason.solve import SWITCHABLE, SolverParams
-from ..run.batch import Settings, answer_topic, pair_evidence
-from ..run.calibrate import calibrated_settings
+from ..reason.solve import SWITCHABLE
 from ..run.output import check_outputs
 from ..view.page import render_topic
-from .common import (add_document_chars_option, add_priors_option, add_reader_options, at_least, check_reader_options, load_readers, log_warnings, parse_groups,
-                     plural, prog, reader_inputs, resolved_priors, run_command)
+from .common import (ENVIRONMENT_ERRORS, USER_ERRORS, add_document_chars_option, add_priors_option, add_reader_options,
+                     at_least, check_reader_options, command_parser, error_line, load_readers, log_warnings, parse_groups,
+                     plural, reader_inputs, resolved_priors, run_command)
 
 log = logging.getLogger(__name__)
 
 
-def visualize_topic(topic: Topic, path: str | Path, scorer: Scorer, encoder: str,
-                    without: frozenset[str] = frozenset(), params: SolverParams = SolverParams(),
-                    readers: tuple[ReaderJudgements, ...] = (), progress: bool = False) -> Path:
-    """Analyse (documents read: the page shows their evidence), score and solve a topic (fusing the readers'
-    judgements), then write its page; with `progress`, a bar of the three steps on stderr."""
-    readers = tuple(r.for_questions(q.qid for q in topic.questions) for r in readers)
-    with tqdm(total=3, desc="analysing", unit="step", disable=not progress, file=sys.stderr) as bar:
-        analysis = analyse_topic(topic, encoder)
-        bar.update()
-        bar.set_description("scoring and solving")
-        probabilities, solution = answer_topic(analysis, scorer, without, params, readers=readers)
+def visualize_topic(reasoner: Reasoner, topic: Topic, path: str | Path, progress: bool = False) -> Path:
+    """Analyse the topic once (its documents read where the scorer uses them, as the shipped one does: the page
+    shows their evidence), weigh the reasoner's readers on it (without gold unless the reasoner has
+    calibrations), score and solve it, then write its page; with `progress`, a bar of the two steps on stderr."""
+    with tqdm(total=2, desc="analysing, scoring and solving", unit="step", disable=not progress, file=sys.stderr) as bar:
+        solved = reasoner.run([topic]).solve()
         bar.update()
         bar.set_description("writing the page")
-        page = render_topic(analysis, probabilities, solution, path, readers, pair_evidence(analysis, scorer, probabilities))
+        page = render_topic(solved.analysis, solved.probabilities, solved.solution, path, solved.readers, solved.evidence)
         bar.update()
     return page
 
@@ -75,7 +65,7 @@ def capped(topic: Topic, most: int) -> Topic:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog("visualize"), description=__doc__,
+    parser = command_parser("visualize", __doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--demo", action="store_true", help="the built-in demo topic")
@@ -111,26 +101,20 @@ def main(argv: list[str] | None = None) -> int:
                                         f"({', '.join(str(t.topic_id) for t in topics[:10])}{', ...' if len(topics) > 10 else ''})")
         out = args.out or Path(f"topic{topics[0].topic_id}.html")
         check_outputs({"--out": out}, [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
-        priors = resolved_priors(args, topics)
-        scorer, encoder = load_scorer(args.model, priors)
+        reasoner = Reasoner.load(args.model, args.without, reader_weight=args.reader_weight,
+                                 reader_calibration=args.reader_calibration, priors=resolved_priors(args, topics))
         readers = load_readers(args, data, split, topics)
-    except (DataError, OSError, ValueError, EndpointError) as err:
-        print(f"error: {err}", file=sys.stderr)
+    except (*USER_ERRORS, *ENVIRONMENT_ERRORS) as err:
+        print(f"error: {error_line(err)}", file=sys.stderr)
         return 2
     topic = capped(topics[0], args.max_topic_chars)
-    try:  # weighed on this topic alone, without gold unless a calibration file is given
-        calibrations = args.reader_calibration and match_calibrations(readers, load_calibrations(args.reader_calibration),
-                                                                      args.reader_calibration)
-        settings = calibrated_settings(topics, Settings(args.model.resolve(), args.without, readers=readers, priors=priors),
-                                       args.reader_weight, calibrations)
-    except DataError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    without, params = settings.rules()
     try:
-        visualize_topic(topic, out, scorer, encoder, without, params, settings.readers, progress=not args.quiet)
+        visualize_topic(reasoner.with_readers(readers), topic, out, progress=not args.quiet)
     except OSError as err:  # a full disk, say: write_files leaves no half-written page
         print(f"error: --out {out}: {err.strerror or err}; no page written", file=sys.stderr)
+        return 2
+    except (*USER_ERRORS, *ENVIRONMENT_ERRORS) as err:
+        print(f"error: {error_line(err)}", file=sys.stderr)
         return 2
     print(f"wrote {out}: topic {topic.topic_id}, {plural(len(topic.questions), 'question')}")
     return 0

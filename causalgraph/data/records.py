@@ -25,6 +25,9 @@ class DataError(ValueError):
         loc = f"{self.path}:{where}" if where else self.path
         super().__init__(f"{loc}: {problem}")
 
+    def __reduce__(self):  # pickled as made, so that it keeps its type in another process
+        return type(self), (self.path, self.where, self.problem)
+
 
 @dataclass(frozen=True)
 class Document:

@@ -113,7 +113,7 @@ def nested_band_scores(by_setting: dict[tuple[float, int], np.ndarray], held: He
 
 
 # The evidence groups the shipped evidence scorer reads: the size curve's rows for the told and dependency-cue
-# groups do not add to them (BENCHMARKS.md, "Topic size").
+# groups do not add to them (docs/lab/scorer.md, "Topic size").
 SHIPPED_GROUPS = ("documents", "dates")
 # Features that read where the topic's questions offer None: construction features, left out with --priors none.
 NONE_STRUCTURE = ("cause_none_share", "target_none_share")

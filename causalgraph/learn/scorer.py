@@ -15,6 +15,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from ..data import DataError
+from ..data.odds import logit
 from ..analysis.table import FEATURE_GROUPS, FEATURES, PairTable, table_blank
 from ..evidence.features import GROUPS as EVIDENCE_GROUPS
 from ..graph.features import QUESTION_FEATURES, STRUCTURE_FEATURES
@@ -105,14 +107,9 @@ class SizeBand:
     bias: int
 
 
-def _logit(p: np.ndarray) -> np.ndarray:
-    p = np.clip(p, 1e-6, 1 - 1e-6)
-    return np.log(p / (1 - p))
-
-
 def mix(structure: np.ndarray, evidence: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """P(cause) from the two scorers' probabilities, their log-odds weighed `weight` and 1 - `weight`."""
-    z = weight * _logit(structure) + (1 - weight) * _logit(evidence)
+    z = weight * logit(structure) + (1 - weight) * logit(evidence)
     return 1 / (1 + np.exp(-z))
 
 
@@ -120,7 +117,7 @@ def mix(structure: np.ndarray, evidence: np.ndarray, weight: np.ndarray) -> np.n
 class SizeBlend:
     """Two edge scorers, one over the question structure, one over the documents' evidence (and the size
     counts), whose log-odds are mixed by the size of the topic: the structure carries large topics, the
-    evidence small ones (BENCHMARKS.md, "Topic size"). `bands` are in increasing size, the last for any size;
+    evidence small ones (docs/lab/scorer.md, "Topic size"). `bands` are in increasing size, the last for any size;
     `train` chooses each band's weight and precision bias by grouped CV. A topic without documents is scored by
     the structure scorer alone."""
 
@@ -169,14 +166,14 @@ def evidence_effects(table: PairTable, scorer: Scorer,
     (of its `scores`, `edge_scores` of the table) less those with the group's features blanked (as for a topic
     without documents). An occlusion measure: it says which evidence the score rests on, not a decomposition."""
     X = table.frame()
-    base = _logit(np.array([scores[p] for p in table.pairs], dtype=float))
+    base = logit(np.array([scores[p] for p in table.pairs], dtype=float))
     blank = dict(zip(FEATURES, np.concatenate([np.zeros(len(STRUCTURE_FEATURES)), table_blank()])))
     effects: dict[tuple[int, int], dict[str, float]] = {p: {} for p in table.pairs}
     for group in EVIDENCE_GROUPS:
         names = [f for f in FEATURE_GROUPS[group] if f in set(scorer.features or ())]
         if not names or not len(X):
             continue
-        moved = base - _logit(scorer.predict_proba(X.assign(**{f: blank[f] for f in names}))[:, 1])
+        moved = base - logit(scorer.predict_proba(X.assign(**{f: blank[f] for f in names}))[:, 1])
         for pair, d in zip(table.pairs, moved):
             effects[pair][group] = float(d)
     return effects
@@ -191,22 +188,22 @@ def dump_scorer(scorers: dict[str, Scorer], encoder: str) -> bytes:
 
 
 def load_scorer(path: str | Path, priors: str = "aer") -> tuple[Scorer, str]:
-    """Load (the scorer for the `priors` setting, encoder name); ValueError naming the file when it is not a
+    """Load (the scorer for the `priors` setting, encoder name); DataError naming the file when it is not a
     model file for these features, or holds no scorer for that setting."""
     try:
         saved = joblib.load(path)
     except FileNotFoundError:
         raise
     except Exception as err:
-        raise ValueError(f"{path}: not a causalgraph model file ({type(err).__name__}: {err})") from None
+        raise DataError(path, None, f"not a causalgraph model file ({type(err).__name__}: {err})") from None
     scorers = saved.get("scorers") if isinstance(saved, dict) else None
     if not isinstance(scorers, dict) or not scorers or not all(isinstance(s, (EdgeScorer, SizeBlend)) for s in scorers.values()):
-        raise ValueError(f"{path}: not a causalgraph model file (no edge scorer in it)")
+        raise DataError(path, None, "not a causalgraph model file (no edge scorer in it)")
     if priors not in scorers:
-        raise ValueError(f"{path}: no scorer for --priors {priors} in this model (it has {', '.join(sorted(scorers))})")
+        raise DataError(path, None, f"no scorer for --priors {priors} in this model (it has {', '.join(sorted(scorers))})")
     scorer = scorers[priors]
     if not scorer.features or not set(scorer.features) <= set(FEATURES):
-        raise ValueError(f"{path}: made for other features; retrain with `python -m causalgraph.train`")
+        raise DataError(path, None, "made for other features; retrain with `python -m causalgraph.train`")
     return scorer, saved["encoder"]
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import math
-import os
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Protocol
 
 from ..config import trusted
+from ..data import DataError
+from ..data.files import write_files
+from ..data.odds import logit
 
 log = logging.getLogger(__name__)
 _UNWRITABLE: set[Path] = set()  # cache folders already warned about
@@ -23,8 +23,7 @@ HARD_LOG_ODDS = 294
 
 def log_odds(p: float, cap: float = 6.0) -> int:
     """A probability (the edge scorer's or a reader's) as integer log-odds x 100, capped at +-cap."""
-    p = min(max(p, 1e-6), 1 - 1e-6)
-    return int(round(100 * max(-cap, min(cap, math.log(p / (1 - p))))))
+    return int(round(100 * max(-cap, min(cap, logit(p)))))
 
 
 @dataclass(frozen=True)
@@ -74,11 +73,11 @@ class ReaderJudgements:
 
 
 def check_reader_names(names: list[str]) -> None:
-    """ValueError for two readers of one name (fusion and the explanations tell readers apart by name)."""
+    """DataError for two readers of one name (fusion and the explanations tell readers apart by name)."""
     seen = set()
     for name in names:
         if name in seen:
-            raise ValueError(f"two readers are named {name!r}; give a score file another name as NAME=FILE")
+            raise DataError("--reader-scores", None, f"two readers are named {name!r}; give a score file another name as NAME=FILE")
         seen.add(name)
 
 
@@ -103,16 +102,9 @@ def cached_json(cache_dir: Path | None, kind: str, key: object, compute: Callabl
         log.warning("%s: unreadable cache entry (%s); recomputing", path, err)
     value = compute()
     if keep(value):
-        tmp = None
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)  # unique per thread too
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(json.dumps(value))
-            os.replace(tmp, path)
+            write_files({path: json.dumps(value)}, mode=0o600)
         except OSError as err:
-            if tmp is not None and os.path.exists(tmp):
-                os.unlink(tmp)
             if Path(cache_dir) not in _UNWRITABLE:
                 _UNWRITABLE.add(Path(cache_dir))
                 log.warning("cannot write to the cache folder %s (%s); going on without caching", cache_dir,

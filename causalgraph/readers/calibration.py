@@ -35,6 +35,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..data import DataError
+from ..data.odds import logit
 from .base import HARD_LOG_ODDS, Judgement, ReaderJudgements
 
 Key = tuple[str, str]  # (question id, label)
@@ -187,11 +188,6 @@ class ReaderCalibration:
         return cls(**record)
 
 
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-4), 1 - 1e-4)
-    return math.log(p / (1 - p))
-
-
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-z))
 
@@ -205,8 +201,7 @@ def score(judgement: Judgement) -> float:
     """A judgement as log-odds of "cause": its probability's (within +-SCORE_CAP), or a hard verdict's."""
     if judgement.probability is None:
         return HARD_LOG_ODDS / 100 if judgement.verdict else -HARD_LOG_ODDS / 100
-    p = min(max(judgement.probability, 1e-6), 1 - 1e-6)
-    return max(-SCORE_CAP, min(SCORE_CAP, math.log(p / (1 - p))))
+    return max(-SCORE_CAP, min(SCORE_CAP, logit(judgement.probability)))
 
 
 def vote_log_odds(cause: float, other: float, dependence: float, x: np.ndarray, votes: np.ndarray) -> np.ndarray:
@@ -230,7 +225,7 @@ def _logistic(F: np.ndarray, votes: np.ndarray, w: np.ndarray, dependence: float
     Gaussian prior of precision PRIOR_PRECISION around DEPENDENCE. Newton steps."""
     F = np.r_[F, [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]]
     votes, w = np.r_[votes, TYPICAL], np.r_[w, PRIOR_OPTIONS, PRIOR_OPTIONS]
-    theta = np.array([_logit(TYPICAL[0]), _logit(TYPICAL[1]), DEPENDENCE if dependence is None else dependence])
+    theta = np.array([logit(TYPICAL[0], 1e-4), logit(TYPICAL[1], 1e-4), DEPENDENCE if dependence is None else dependence])
     free = [0, 1] if dependence is not None else [0, 1, 2]
     precision = np.diag([0.0, 0.0, PRIOR_PRECISION])
     for _ in range(100):
@@ -308,7 +303,7 @@ def followed_log_odds(prior: Mapping[Key, float], keys: Sequence[Key]) -> np.nda
     """The structure log-odds that a reader's votes follow beyond the truth (the x of the dependence), for each
     option of `keys`: the option's own. (Their rank within the question, as a reader compares a question's
     options, was measured as well: BENCHMARKS.md, "The dependence on the rank within the question".)"""
-    return np.array([_logit(prior[k]) for k in keys])
+    return np.array([logit(prior[k], 1e-4) for k in keys])
 
 
 def open_keys(reader: ReaderJudgements, prior: Mapping[Key, float], settled: Mapping[Key, bool]) -> list[Key]:
@@ -340,13 +335,13 @@ def estimate_without_gold(readers: Sequence[ReaderJudgements], prior: Mapping[Ke
     fixed = dict(fixed or {})
     keys = sorted(k for k in prior if k not in settled)
     index = {k: i for i, k in enumerate(keys)}
-    x, followed = np.array([_logit(prior[k]) for k in keys]), followed_log_odds(prior, keys)
+    x, followed = np.array([logit(prior[k], 1e-4) for k in keys]), followed_log_odds(prior, keys)
     judged = [open_keys(r, prior, settled) for r in readers]
     rows = [np.array([index[k] for k in ks], dtype=int) for ks in judged]
     given = [[r.judgements[k] for k in ks] for r, ks in zip(readers, judged)]
     raw = [np.array([replace(r.judgements[k], calibrated=None).log_odds() / 100 for k in ks]) for r, ks in zip(readers, judged)]
-    cals = [fixed.get(r.reader) or ReaderCalibration(r.reader, "answers", "", len(ks), _logit(TYPICAL[0]),
-                                                     _logit(TYPICAL[1]), dependence=DEPENDENCE if dependence is None
+    cals = [fixed.get(r.reader) or ReaderCalibration(r.reader, "answers", "", len(ks), logit(TYPICAL[0], 1e-4),
+                                                     logit(TYPICAL[1], 1e-4), dependence=DEPENDENCE if dependence is None
                                                      else dependence, scale=scale)
             for r, ks in zip(readers, judged)]  # to start, every reader a typical voter
     for _ in range(ITERATIONS):

@@ -58,13 +58,13 @@ def spec_name(file: str | os.PathLike) -> str:
 def load_reader_files(files: Iterable[str | os.PathLike], questions: dict[str, Question], weight: int = 100,
                       answered: Iterable[str] | None = None) -> list[ReaderJudgements]:
     """The readers of some files (paths or ReaderSpecs) by load_reader_scores (`answered`: the questions being
-    answered, which its warning counts); ValueError when two get one name."""
+    answered, which its warning counts); DataError when two get one name."""
     answered = None if answered is None else set(answered)
     readers = [load_reader_scores(file, questions, weight, answered=answered) for file in files]
     names: dict[str, ReaderJudgements] = {}
     for reader in readers:
         if reader.reader in names:
-            raise ValueError(f"two reader files are named {reader.reader!r}; name them apart as NAME=FILE")
+            raise DataError("--reader-scores", None, f"two reader files are named {reader.reader!r}; name them apart as NAME=FILE")
         names[reader.reader] = reader
     return readers
 

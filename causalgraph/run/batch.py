@@ -1,14 +1,14 @@
-"""Answering many topics: the per-topic task (analysis through the cache, edge scoring, solving) with the
-time of each stage, run serially, in worker processes or on Dask, with the results in input order."""
+"""Answering one topic: its settings, the per-topic task (analysis through the cache, edge scoring, solving,
+explanations) with the time of each stage, and how many processes a run of topics is worth."""
 
 from __future__ import annotations
 
 import os
 import time
 from dataclasses import dataclass, replace
-from functools import lru_cache, partial
+from functools import lru_cache
 from pathlib import Path
-from typing import Generator, Iterable
+from typing import Iterable
 
 
 from ..analysis.analyse import ANALYSIS_STAGES, TopicAnalysis, analyse_topic
@@ -18,7 +18,6 @@ from ..learn.scorer import Scorer, edge_scores, evidence_effects, load_scorer, r
 from ..readers.base import ReaderJudgements
 from ..reason.explain import evidence_record, explain_question, reason_line
 from ..reason.solve import PRIORS, Solution, SolverParams, solve_analysis
-from .parallel import Outcome, map_ordered
 
 STAGES = ("analysis", "scoring", "solving")  # and the analysis by ANALYSIS_STAGES where it was computed
 MAX_TIME_LIMIT = 1e6  # seconds of solving per topic that --time-limit takes (as every positive option)
@@ -100,8 +99,19 @@ def scorer_for(model: Path, priors: str = "aer") -> tuple[Scorer, str]:
     return load_scorer(model, priors)
 
 
-def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
-    """Analyse (or read from the cache), score and solve one topic."""
+@dataclass(frozen=True)
+class Analysed:
+    """A topic's analysis, whether it came from the cache, and the seconds of analysing it ("analysis", and
+    each of ANALYSIS_STAGES where it was computed)."""
+
+    analysis: TopicAnalysis
+    cached: bool
+    seconds: dict[str, float]
+
+
+def analyse(topic: Topic, settings: Settings) -> Analysed:
+    """The topic's analysis, through the cache where `settings` has one (its documents read only where the
+    scorer uses them)."""
     scorer, encoder = scorer_for(settings.model, settings.priors)
     documents = reads_documents(scorer)
     if settings.cache is not None and (settings.cache.encoder, settings.cache.documents) != (encoder, documents):
@@ -113,19 +123,51 @@ def answer_one(topic: Topic, settings: Settings) -> TopicAnswer:
         analysis, cached = analyse_topic(topic, encoder, documents, seconds=stages), False
     else:
         analysis, cached = settings.cache.analyse(topic, stages)
-    seconds = {"analysis": time.perf_counter() - start, **stages}
+    return Analysed(analysis, cached, {"analysis": time.perf_counter() - start, **stages})
+
+
+@dataclass(frozen=True)
+class SolvedTopic:
+    """A topic scored and solved: its analysis, the edge probabilities, the solution, the readers' judgements of
+    its questions, what moved each pair's score (pair_evidence; None unless the settings explain) and the
+    seconds of each stage."""
+
+    topic: Topic
+    analysis: TopicAnalysis
+    probabilities: dict[tuple[int, int], float]
+    solution: Solution
+    readers: tuple[ReaderJudgements, ...]
+    evidence: dict[tuple[int, int], list[dict]] | None
+    seconds: dict[str, float]
+    cached: bool
+
+
+def solve_one(topic: Topic, settings: Settings, analysed: Analysed | None = None) -> SolvedTopic:
+    """Score and solve one topic, from its analysis where given, else analysed (or read from the cache) here."""
+    analysed = analysed or analyse(topic, settings)
+    scorer = scorer_for(settings.model, settings.priors)[0]
+    seconds = dict(analysed.seconds)
     readers = tuple(r.for_questions(q.qid for q in topic.questions) for r in settings.readers)
     without, params = settings.rules()
-    probabilities, solution = answer_topic(analysis, scorer, without, params, settings.time_limit, readers, seconds,
-                                           settings.explain)
-    evidence = pair_evidence(analysis, scorer, probabilities) if settings.explain else None
+    probabilities, solution = answer_topic(analysed.analysis, scorer, without, params, settings.time_limit, readers,
+                                           seconds, settings.explain)
+    evidence = pair_evidence(analysed.analysis, scorer, probabilities) if settings.explain else None
+    return SolvedTopic(topic, analysed.analysis, probabilities, solution, readers, evidence, seconds, analysed.cached)
+
+
+def answer_one(item: tuple[Topic, Analysed | None], settings: Settings) -> TopicAnswer:
+    """The answers of one topic (with its analysis where already made), with what decided each option."""
+    topic, analysed = item
+    solved = solve_one(topic, settings, analysed)
+    documents = reads_documents(scorer_for(settings.model, settings.priors)[0])
     answers = tuple(
-        Answer(q.qid, solution.answers[q.qid],
-               {**explain_question(q, analysis.graph, probabilities, solution, readers, evidence),
+        Answer(q.qid, solved.solution.answers[q.qid],
+               {**explain_question(q, solved.analysis.graph, solved.probabilities, solved.solution, solved.readers,
+                                   solved.evidence),
                 "documents": len(topic.documents), "documents_read": documents, "priors": settings.priors})
         for q in topic.questions
     )
-    return TopicAnswer(topic.topic_id, answers, seconds, cached)
+    return TopicAnswer(topic.topic_id, answers, solved.seconds, solved.cached)
 
 
 def pair_evidence(analysis: TopicAnalysis, scorer: Scorer,
@@ -148,13 +190,6 @@ def auto_workers(topics: list[Topic], cache: AnalysisCache | None, documents: bo
     todo = [t for t in topics if cache is None or not cache.path(t).is_file()]
     chars = sum(len(d.content) for t in todo for d in t.documents) if documents else 0
     return min(2, cpus or os.cpu_count() or 1) if len(todo) >= 2 and chars >= PARALLEL_CHARS else 1
-
-
-def answer_topics(
-    topics: list[Topic], settings: Settings, workers: int = 1, scheduler: str = "local", address: str | None = None
-) -> Generator[Outcome, None, None]:
-    """An Outcome (value: TopicAnswer) per topic, in input order; see parallel.map_ordered for the schedulers."""
-    return map_ordered(partial(answer_one, settings=settings), topics, workers, scheduler, address)
 
 
 def answer_topic(

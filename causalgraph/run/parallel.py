@@ -1,5 +1,6 @@
 """Run one function over many items, in this process, in worker processes or on a Dask cluster, and get the
-outcomes back in input order. A task's exception comes back as text, with the warnings the task logged."""
+outcomes back in input order. A task's exception comes back as the exception object itself (pickled from a
+worker), with its traceback as text and the warnings the task logged."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import pickle
 import signal
 import threading
 import time
+import traceback
 from collections import deque
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -23,15 +26,29 @@ SCHEDULERS = ("local", "dask")
 DASK_CONNECT_TIMEOUT = 20.0  # seconds to reach the scheduler at a --dask-address and hear from it
 
 
+class DaskUnavailable(RuntimeError):
+    """No Dask installed, or no Dask scheduler answering at the address given."""
+
+
+class WorkerDied(RuntimeError):
+    """The worker process answering an item died (killed, out of memory) before it sent the outcome."""
+
+
 @dataclass(frozen=True)
 class Outcome:
-    """What one task returned, or its error as "TypeName: message"; `logs` are the (logger, level, message)
-    records it logged at WARNING or above, in the process `pid`."""
+    """What one task returned, or the exception it raised (`error`, with its traceback as text in `trace`);
+    `logs` are the (logger, level, message) records it logged at WARNING or above, in the process `pid`."""
 
     value: Any = None
-    error: str | None = None
+    error: Exception | None = None
+    trace: str = ""
     logs: tuple[tuple[str, int, str], ...] = ()
     pid: int = 0
+
+    @property
+    def failure(self) -> str | None:
+        """The error as "TypeName: message"; None when the task succeeded."""
+        return None if self.error is None else f"{type(self.error).__name__}: {self.error}"
 
     def replay_logs(self) -> None:
         """Log the task's warnings here if it ran in another process (in this one they were logged already)."""
@@ -53,18 +70,28 @@ class _Capture(logging.Handler):
             self.records.append((record.name, record.levelno, record.getMessage()))
 
 
+def portable(err: Exception) -> Exception:
+    """The exception itself where it survives pickling as its own type, else a RuntimeError that says what
+    it was (an exception that cannot travel between processes)."""
+    try:
+        copy = pickle.loads(pickle.dumps(err))
+    except Exception:
+        copy = None
+    return err if type(copy) is type(err) else RuntimeError(f"{type(err).__name__}: {err}")
+
+
 def run_task(fn: Callable[[Any], Any], item: Any) -> Outcome:
-    """fn(item) as an Outcome: exceptions become text (they may not survive pickling), warnings are kept."""
+    """fn(item) as an Outcome: an exception is kept (as one that pickles) with its traceback, warnings too."""
     capture = _Capture()
     root = logging.getLogger()
     root.addHandler(capture)
     try:
-        value, error = fn(item), None
+        value, error, trace = fn(item), None, ""
     except Exception as err:
-        value, error = None, f"{type(err).__name__}: {err}"
+        value, error, trace = None, portable(err), traceback.format_exc()
     finally:
         root.removeHandler(capture)
-    return Outcome(value, error, tuple(capture.records), os.getpid())
+    return Outcome(value, error, trace, tuple(capture.records), os.getpid())
 
 
 def _outcome(future) -> Outcome:
@@ -72,7 +99,7 @@ def _outcome(future) -> Outcome:
     try:
         return future.result()
     except Exception as err:
-        return Outcome(error=f"{type(err).__name__}: {err}", pid=os.getpid())
+        return Outcome(error=portable(err), trace=traceback.format_exc(), pid=os.getpid())
 
 
 def map_ordered(
@@ -139,7 +166,8 @@ def _worker(fn: Callable[[Any], Any], connection) -> None:
         except (EOFError, OSError):
             return
         except Exception as err:  # a value that does not pickle
-            connection.send((index, Outcome(error=f"{type(err).__name__}: {err}", logs=outcome.logs, pid=outcome.pid)))
+            connection.send((index, Outcome(error=portable(err), trace=traceback.format_exc(), logs=outcome.logs,
+                                            pid=outcome.pid)))
 
 
 def _death(exitcode: int | None) -> str:
@@ -222,8 +250,8 @@ def _collect(worker: _Worker, done: dict[int, Outcome]) -> None:
         worker.process.join(5)
     if not worker.process.is_alive():
         worker.process.join()
-        done[task] = Outcome(error=f"WorkerDied: the worker process answering it died "
-                                   f"({_death(worker.process.exitcode)})", pid=os.getpid())
+        done[task] = Outcome(error=WorkerDied(f"the worker process answering it died "
+                                              f"({_death(worker.process.exitcode)})"), pid=os.getpid())
         worker.task = None
 
 
@@ -231,7 +259,7 @@ def _dask(fn, items, workers: int, address: str | None) -> Iterator[Outcome]:
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
-        raise RuntimeError("the dask scheduler needs Dask: pip install 'causalgraph[dask]'") from None
+        raise DaskUnavailable("the dask scheduler needs Dask: pip install 'causalgraph[dask]'") from None
     with ExitStack() as stack:
         chatty = logging.getLogger("distributed")  # logs every connection at INFO
         stack.callback(chatty.setLevel, chatty.level)
@@ -242,7 +270,7 @@ def _dask(fn, items, workers: int, address: str | None) -> Iterator[Outcome]:
                 client = stack.enter_context(Client(address, timeout=DASK_CONNECT_TIMEOUT))
             except Exception as err:  # a malformed address, nothing there, or a service that does not answer
                 problem = str(err).splitlines()[0] if str(err) else f"no answer in {DASK_CONNECT_TIMEOUT:g} s"
-                raise RuntimeError(f"--dask-address {escaped(address)}: no Dask scheduler reached "
+                raise DaskUnavailable(f"--dask-address {escaped(address)}: no Dask scheduler reached "
                                    f"({escaped(problem)})") from None
         else:
             cluster = stack.enter_context(

@@ -26,7 +26,7 @@ from ..readers.base import ReaderJudgements
 from ..reason.explain import confidence_words, explain_question, summary
 from ..reason.facts import Excluded, describe, log_odds
 from ..reason.solve import Solution
-from ..run.output import write_files
+from ..data.files import write_files
 VIS_LIB = Path(pyvis.__file__).resolve().parent / "templates" / "lib" / "vis-9.1.2"
 LOW, MID, HIGH = (207, 216, 220), (106, 159, 212), (8, 48, 107)  # edge colour at P(cause) 0, 0.5, 1
 OPTIONS = {

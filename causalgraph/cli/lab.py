@@ -1,0 +1,41 @@
+"""What the cross-validation commands (train, calibrate, sizes, encoders, nli, timeline, ablation) share: their
+options and the labelled data they read. Lab code: `answer` and `visualize` never import it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..config import DEFAULT_ENCODER
+from ..data import DataError
+from ..experiments.inputs import cv_inputs as read_cv_inputs, shipped_bias
+from ..learn.crossval import TopicShape
+from .common import at_least, command_parser, weight
+
+
+def cv_parser(command: str, doc: str, encoder: bool = True, bias: bool = False, min_folds: int = 2,
+              resize: bool = True) -> argparse.ArgumentParser:
+    """The options that the CV commands share: data, folds (at least `min_folds`), the split to resize to (unless
+    `resize` is False), the encoder (unless `encoder` is False) and a fixed precision bias (where `bias` is True)."""
+    parser = command_parser(command.rsplit(".", 1)[-1], doc)
+    parser.add_argument("--data", required=True, help="AER data folder (../shared/aer or the public layout)")
+    parser.add_argument("--folds", type=at_least(min_folds), default=5, help=f"grouped CV folds (at least {min_folds})")
+    if encoder:
+        parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="sentence-transformers path or hub name")
+    if resize:
+        parser.add_argument("--resize-to", default="test", help="split whose topic shapes (questions, None offers) the training and held-out copies are cut to; 'none' for whole topics only")
+    if bias:
+        parser.add_argument("--bias", type=weight, help="precision bias (log-odds x 100); default: the shipped scorer's")
+    return parser
+
+
+def cv_inputs(args: argparse.Namespace, evidence: bool = False) -> tuple[list, list[TopicShape], int] | None:
+    """The labelled topics, the target topic shapes and the precision bias (--bias, else the shipped
+    scorer's); None, after printing the error, when the data cannot be read."""
+    try:
+        topics, shapes = read_cv_inputs(args.data, args.folds, getattr(args, "resize_to", None), evidence)
+        bias = getattr(args, "bias", None)
+        return topics, shapes, shipped_bias() if bias is None else bias
+    except (DataError, OSError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return None

@@ -1,0 +1,68 @@
+"""One run over a list of topics, the one path every answer takes: each topic analysed once (through the cache),
+the readers weighed on those analyses, then each topic scored and solved, in this process, in worker processes
+or on Dask. `Reasoner.run` (api.py) prepares one; `answer` and `visualize` read what they show from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Generator, Mapping
+
+from ..data import Topic
+from ..learn.calibration import calibrate_readers
+from ..learn.scorer import edge_scores, reads_documents
+from ..readers.calibration import ReaderCalibration
+from .batch import Analysed, Settings, SolvedTopic, analyse, answer_one, auto_workers, scorer_for, solve_one
+from .parallel import Outcome, map_ordered
+
+
+@dataclass(frozen=True)
+class Run:
+    """The topics, the settings they are answered with (readers weighed) and the analyses already made, which
+    the answers reuse rather than read the documents again."""
+
+    topics: tuple[Topic, ...]
+    settings: Settings
+    analysed: tuple[Analysed | None, ...]
+
+    @property
+    def reads_documents(self) -> bool:
+        """Whether the scorer uses the documents (else analysis reads none)."""
+        return reads_documents(scorer_for(self.settings.model, self.settings.priors)[0])
+
+    def auto_workers(self) -> int:
+        """The processes worth starting for the topics not analysed yet (batch.auto_workers)."""
+        todo = [t for t, a in zip(self.topics, self.analysed) if a is None]
+        return auto_workers(todo, self.settings.cache, self.reads_documents)
+
+    def outcomes(self, workers: int = 1, scheduler: str = "local",
+                 address: str | None = None) -> Generator[Outcome, None, None]:
+        """An Outcome (value: batch.TopicAnswer) per topic, in input order; see parallel.map_ordered for the
+        schedulers. Close it (contextlib.closing) to stop what has not finished."""
+        return map_ordered(partial(answer_one, settings=self.settings), list(zip(self.topics, self.analysed)),
+                           workers, scheduler, address)
+
+    def solve(self, index: int = 0) -> SolvedTopic:
+        """The topic at `index` scored and solved here, with everything the page shows."""
+        return solve_one(self.topics[index], self.settings, self.analysed[index])
+
+
+def prepare(topics: list[Topic], settings: Settings, weight: int | None = None,
+            calibrations: Mapping[str, ReaderCalibration] | None = None) -> Run:
+    """A run of the topics with `settings`, its readers weighed for these topics: at `weight` percent where given
+    (their raw log-odds), else by their `calibrations` (by reader name) and, for the others, without gold on
+    these topics, which needs every topic's edge scores at once (readers/calibration.py): the topics are then
+    analysed here, once."""
+    analysed: list[Analysed | None] = [None] * len(topics)
+    if not settings.readers:
+        return Run(tuple(topics), settings, tuple(analysed))
+    edges = []
+    if weight is None:
+        scorer = scorer_for(settings.model, settings.priors)[0]
+        for i, topic in enumerate(topics):
+            analysed[i] = made = analyse(topic, settings)
+            edges.append(edge_scores(made.analysis.table, scorer))
+    without, params = settings.rules()
+    analyses = [a.analysis for a in analysed if a is not None]
+    readers = calibrate_readers(settings.readers, analyses, edges, weight, calibrations, without=without, params=params)
+    return Run(tuple(topics), replace(settings, readers=readers), tuple(analysed))
