@@ -86,3 +86,22 @@ def test_a_static_encoder_folder_is_read_without_torch(tmp_path):
             "bool((v[0] == v[2]).all()), bool((v[0] != v[1]).any()), 'torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["(3,", "8)", "float32", "True", "True", "True", "False"]
+
+
+@pytest.mark.parametrize("quantized", [False, True])
+def test_the_shipped_encoder_runs_without_sentence_transformers_and_gives_its_vectors_bit_for_bit(quantized):
+    """The mean-pooled MiniLM (transformers alone) against sentence-transformers' own encode of the same folder:
+    texts of mixed lengths, more than a batch, one past the 256-token limit."""
+    from sentence_transformers import SentenceTransformer
+
+    texts = [f"Event {i}: " + "the river rose and the dam failed " * (i % 7) for i in range(40)] + ["flood " * 400]
+    ours = embed.load_encoder(embed.MINILM, quantized)
+    assert isinstance(ours, embed.MeanPooledEncoder)
+    theirs = SentenceTransformer(embed.resolve_model_path(embed.MINILM), device="cpu")
+    if quantized:
+        import torch
+        from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
+
+        theirs = quantize_dynamic(theirs, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
+    expected = theirs.encode(texts, batch_size=embed.BATCH_SIZE, normalize_embeddings=True, convert_to_numpy=True)
+    assert (ours.encode(texts) == expected).all()

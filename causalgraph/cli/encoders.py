@@ -24,8 +24,7 @@ SPEED_SENTENCES = 1000
 
 def encoder_row(name: str, topics, folds: int, shapes: list[TopicShape], bias: int) -> str:
     """One markdown table row: the encoder, its size and speed, edge AUC and both regimes' scores."""
-    model = load_encoder(name)
-    n_params = model.embedding.size if hasattr(model, "embedding") else sum(p.numel() for p in model.parameters())
+    n_params = load_encoder(name).size()
     analyses = labelled_analyses(topics, name)
     sentences = [s.text for a in analyses for s in a.extraction.sentences][:SPEED_SENTENCES]
     start = time.perf_counter()

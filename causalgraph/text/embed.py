@@ -80,32 +80,132 @@ def is_static(path: str) -> bool:
         return False
 
 
-@lru_cache(maxsize=4)
-def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False):
-    """Load an encoder on the CPU: a static embedding (model2vec's StaticModel, no torch; `pip install
-    'causalgraph[static]'`) where the folder holds one, else a SentenceTransformer; raises if the weights cannot be found (no silent fallback). With
-    `quantized`, a SentenceTransformer's linear layers run in int8 (PyTorch's dynamic quantization); a static
-    embedding is a table lookup, the same either way."""
-    path = resolve_model_path(name)
-    if is_static(path):
+def mean_pooled_length(path: str) -> int | None:
+    """The longest input, in tokens, of a local sentence-transformers folder that is a transformer, mean pooling
+    and normalisation (all-MiniLM-L6-v2, all-mpnet-base-v2), which `MeanPooledEncoder` runs without
+    sentence-transformers; None for any other folder or name."""
+    folder = Path(path)
+    try:
+        modules = [m["type"].rsplit(".", 1)[-1] for m in json.loads((folder / "modules.json").read_text())]
+        pooling = json.loads((folder / json.loads((folder / "modules.json").read_text())[1]["path"] / "config.json").read_text())
+        config = json.loads((folder / "sentence_bert_config.json").read_text())
+    except (OSError, ValueError, LookupError, TypeError, AttributeError):
+        return None
+    modes = {k for k, v in pooling.items() if k.startswith("pooling_mode") and v}
+    if modules != ["Transformer", "Pooling", "Normalize"] or modes != {"pooling_mode_mean_tokens"} or config.get("do_lower_case"):
+        return None
+    length = config.get("max_seq_length")
+    return length if isinstance(length, int) and length > 0 else None
+
+
+class MeanPooledEncoder:
+    """A mean-pooled, normalised transformer run with `transformers` alone: the embeddings that sentence-transformers
+    gives for the same folder, bit for bit (its batching kept: the texts by decreasing length, BATCH_SIZE at a
+    time), without importing sentence-transformers (seconds, and hundreds of MB, at every start)."""
+
+    def __init__(self, path: str, max_length: int, quantized: bool):
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        self.torch, self.max_length = torch, max_length
+        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        self.model = AutoModel.from_pretrained(path).eval()
+        if quantized:
+            from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
+
+            with warnings.catch_warnings():  # the eager-mode API's notice that torchao succeeds it
+                warnings.simplefilter("ignore")
+                self.model = quantize_dynamic(self.model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
+        self.dim = int(self.model.config.hidden_size)
+
+    def size(self) -> int:
+        """The model's parameters."""
+        return sum(p.numel() for p in self.model.parameters())
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        torch, normalize = self.torch, self.torch.nn.functional.normalize
+        order = np.argsort([-len(t) for t in texts])  # as sentence-transformers orders them
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        with torch.inference_mode():
+            for start in range(0, len(texts), BATCH_SIZE):
+                rows = order[start : start + BATCH_SIZE]
+                batch = self.tokenizer([texts[i] for i in rows], padding=True, truncation="longest_first",
+                                       return_tensors="pt", max_length=self.max_length)
+                tokens = self.model(**batch)[0]
+                mask = batch["attention_mask"].unsqueeze(-1).to(tokens.dtype)
+                mean = (tokens * mask).sum(dim=1, dtype=tokens.dtype) / torch.clamp(mask.sum(dim=1, dtype=tokens.dtype), min=1e-9)
+                out[rows] = normalize(normalize(mean, p=2, dim=-1), p=2, dim=1).numpy()  # the Normalize module, then encode's
+        return out
+
+
+class SentenceTransformerEncoder:
+    """Any other sentence-transformers model (a hub name, or a folder of another layout)."""
+
+    def __init__(self, path: str, quantized: bool):
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        self.model = SentenceTransformer(path, device="cpu")
+        if quantized:
+            from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self.model = quantize_dynamic(self.model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
+        dim = self.model.get_embedding_dimension()
+        if dim is None:
+            raise ValueError(f"{path}: the model states no embedding dimension")
+        self.dim = int(dim)
+
+    def size(self) -> int:
+        """The model's parameters."""
+        return sum(p.numel() for p in self.model.parameters())
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return self.model.encode(texts, batch_size=BATCH_SIZE, normalize_embeddings=True, show_progress_bar=False,
+                                 convert_to_numpy=True).astype(np.float32)
+
+
+class StaticEncoder:
+    """A static (model2vec) embedding: a table lookup and a mean, no torch."""
+
+    def __init__(self, path: str):
         from model2vec import StaticModel
 
-        return StaticModel.from_pretrained(path)
+        self.model = StaticModel.from_pretrained(path)
+        self.dim = int(self.model.dim)
+
+    def size(self) -> int:
+        """The table's entries."""
+        return int(self.model.embedding.size)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        vectors = self.model.encode(texts, batch_size=STATIC_BATCH_SIZE, show_progress_bar=False,
+                                    use_multiprocessing=False).astype(np.float32)
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
+Encoder = MeanPooledEncoder | SentenceTransformerEncoder | StaticEncoder
+
+
+@lru_cache(maxsize=4)
+def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False) -> Encoder:
+    """Load an encoder on the CPU; raises if the weights cannot be found (no silent fallback). A static embedding
+    (model2vec, `pip install 'causalgraph[static]'`) where the folder holds one; a mean-pooled transformer folder
+    (the shipped MiniLM) with `transformers` alone; anything else with sentence-transformers. With `quantized`, a
+    transformer's linear layers run in int8 (PyTorch's dynamic quantization); a static embedding is the same
+    either way."""
+    path = resolve_model_path(name)
+    if is_static(path):
+        return StaticEncoder(path)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     import torch
-    from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
     torch.set_num_threads(TORCH_THREADS)
-    model = SentenceTransformer(path, device="cpu")
-    if not quantized:
-        return model
-    from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
-
-    with warnings.catch_warnings():  # the eager-mode API's notice that torchao succeeds it
-        warnings.simplefilter("ignore")
-        return quantize_dynamic(model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
+    length = mean_pooled_length(path)
+    return MeanPooledEncoder(path, length, quantized) if length else SentenceTransformerEncoder(path, quantized)
 
 
 # Texts per forward pass: on one CPU thread, batches of 16 encode 1.6 (float) to 1.9 (int8) times as fast as
@@ -120,16 +220,8 @@ def encode(texts: list[str], name: str = DEFAULT_ENCODER, quantized: bool = Fals
     embeddings have a mean cosine of 0.974 with the float ones on the test split's sentences:
     benchmarks/evidence_variants.py), which the evidence stage uses for the documents' sentences."""
     model = load_encoder(name, quantized)
-    static = not hasattr(model, "get_embedding_dimension")
     if not texts:
-        return np.zeros((0, model.dim if static else model.get_embedding_dimension()), dtype=np.float32)
+        return np.zeros((0, model.dim), dtype=np.float32)
     unique = list(dict.fromkeys(texts))
-    if static:
-        vectors = model.encode(unique, batch_size=STATIC_BATCH_SIZE, show_progress_bar=False, use_multiprocessing=False)
-        vectors = vectors.astype(np.float32)
-        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    else:
-        vectors = model.encode(unique, batch_size=BATCH_SIZE, normalize_embeddings=True, show_progress_bar=False,
-                               convert_to_numpy=True)
     row = {t: i for i, t in enumerate(unique)}
-    return vectors.astype(np.float32)[[row[t] for t in texts]]
+    return model.encode(unique)[[row[t] for t in texts]]
