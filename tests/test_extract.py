@@ -96,3 +96,32 @@ def test_evidence_links_events_to_their_sentences():
 def test_topic_without_documents_has_no_evidence():
     extraction = extract_topic([])
     assert extraction.sentences == () and extraction.cues == ()
+
+
+def test_a_long_document_is_cut_into_pieces_that_join_back_to_it():
+    from causalgraph.text.extract import pieces
+
+    text = "The river rose. " * 500 + "\n\n" + "x" * 3000 + " The dam held."
+    cut = pieces(text, 2000)
+    assert "".join(cut) == text and all(len(p) <= 2000 for p in cut) and len(cut) > 4
+    assert cut[0].endswith(". ")  # at a sentence end where no paragraph break is near
+    assert pieces("short", 2000) == ["short"] and pieces("", 2000) == [""]
+
+
+def test_dependency_cues_over_the_whole_document_are_those_of_each_sentence():
+    """One pass of the dependency matcher over the document finds what matching each sentence alone finds."""
+    from causalgraph.text.extract import DEPENDENCY_PATTERNS, _dependency_cue, dependency_cues, dependency_matcher, load_nlp
+
+    doc = load_nlp()("The storm led to floods across the valley. Flights stopped after the eruption of the volcano. "
+                     "The game was postponed because the pitch flooded overnight. Nothing happened on Sunday.")
+    starts = {s.start: i for i, s in enumerate(doc.sents)}
+    whole = dependency_cues(doc, starts)
+    alone = set()
+    for span in doc.sents:
+        for match_id, ids in dependency_matcher()(span):
+            name = doc.vocab.strings[match_id]
+            pattern = next(p for p in DEPENDENCY_PATTERNS[name] if len(p) == len(ids))
+            made = _dependency_cue(name, {p["RIGHT_ID"]: doc[span.start + i] for p, i in zip(pattern, ids)})
+            if made and len(made[2].split()) >= 2 and len(made[3].split()) >= 2:
+                alone.add((starts[span.start], *made))
+    assert {(c.sentence, c.kind, c.cue, c.cause, c.effect) for c in whole} == alone and len(alone) >= 2

@@ -293,27 +293,27 @@ CUE_WORDS = frozenset(w for patterns in DEPENDENCY_PATTERNS.values() for pattern
                       if node["RIGHT_ID"] == "cue" for w in _words_of(node))
 
 
-def dependency_cues(spans, sentence_of: dict[int, int]) -> list[CueMatch]:
-    """The dependency patterns over the sentence spans of a parsed document that hold a cue word;
-    `sentence_of` maps a span's first token to its sentence index. Each match gives the cause and effect as
-    the subtrees of the cue's arguments."""
-    found = []
-    matcher = dependency_matcher()
-    for span in spans:
-        if span.start not in sentence_of or not any(t.lower_ in CUE_WORDS for t in span):
+def dependency_cues(doc, sentence_of: dict[int, int]) -> list[CueMatch]:
+    """The dependency patterns over a parsed document, matched once over the whole of it (per sentence, spaCy
+    would copy the document's arrays for each, which grows with the square of its length); `sentence_of` maps
+    a kept sentence's first token to its sentence index. A parse relates no two sentences, so each match lies
+    in one. Each match gives the cause and effect as the subtrees of the cue's arguments."""
+    found: list[CueMatch] = []
+    if not any(t.lower_ in CUE_WORDS for t in doc):
+        return found
+    for match_id, ids in dependency_matcher()(doc):
+        start = doc[ids[0]].sent.start
+        if start not in sentence_of:
             continue
-        doc = span.doc
-        for match_id, ids in matcher(span):
-            name = doc.vocab.strings[match_id]
-            # the patterns of one name that have as many tokens name them in the same order
-            pattern = next(p for p in DEPENDENCY_PATTERNS[name] if len(p) == len(ids))
-            tokens = {p["RIGHT_ID"]: doc[span.start + i] for p, i in zip(pattern, ids)}
-            made = _dependency_cue(name, tokens)
-            if made is None:
-                continue
-            kind, cue, cause, effect = made
-            if len(cause.split()) >= 2 and len(effect.split()) >= 2:
-                found.append(CueMatch(kind, cue, sentence_of[span.start], cause, effect, "dependency"))
+        name = doc.vocab.strings[match_id]
+        # the patterns of one name that have as many tokens name them in the same order
+        pattern = next(p for p in DEPENDENCY_PATTERNS[name] if len(p) == len(ids))
+        made = _dependency_cue(name, {p["RIGHT_ID"]: doc[i] for p, i in zip(pattern, ids)})
+        if made is None:
+            continue
+        kind, cue, cause, effect = made
+        if len(cause.split()) >= 2 and len(effect.split()) >= 2:
+            found.append(CueMatch(kind, cue, sentence_of[start], cause, effect, "dependency"))
     return sorted(set(found), key=lambda c: (c.sentence, c.cue, c.cause, c.effect))
 
 
@@ -330,10 +330,10 @@ def _document_year(dates: list[PartialDate | None]) -> int | None:
 
 
 # Characters of one piece that spaCy parses: a longer document is read in pieces cut at paragraph (else sentence,
-# else word) breaks, so that the parse's arrays, which the dependency matcher copies per sentence, stay small and
-# reading time grows linearly with a document's length. Documents up to this length are read whole.
-PIECE_CHARS = 10_000
-PIECES_PER_BATCH = 8  # pieces that spaCy holds at once
+# else word) breaks, so that memory is bounded by PIECES_PER_BATCH pieces whatever a document's length. Every
+# real document of the data (the longest has about 80,000 characters) is read whole, as before.
+PIECE_CHARS = 100_000
+PIECES_PER_BATCH = 4  # pieces that spaCy holds at once
 
 
 def pieces(text: str, size: int = PIECE_CHARS) -> list[str]:
@@ -380,7 +380,7 @@ def _document_reading(document: Document, docs) -> DocumentReading:
         cues += cue_matches(span, position)
     for i, doc in enumerate(docs):
         starts = {start: s for (piece, start), s in sentence_of.items() if piece == i}
-        cues += dependency_cues(list(doc.sents), starts)
+        cues += dependency_cues(doc, starts)
     return DocumentReading(tuple(sentences), tuple(cues))
 
 
