@@ -24,7 +24,7 @@ from ..readers.llm import EndpointError
 from ..learn.calibration import load_calibrations, match_calibrations
 from ..learn.scorer import reads_documents
 from ..reason.solve import SWITCHABLE, SolverParams
-from ..reason.explain import answer_flags, evidence_line, judged_words, reader_adds
+from ..reason.explain import answer_flags, evidence_line, judged_words, reader_adds, reliability
 from ..run.batch import PARALLEL_CHARS, STAGES, Answer, Settings, TopicAnswer, answer_topics, auto_workers, scorer_for
 from ..run.calibrate import calibrated_settings
 from ..run.output import check_outputs, jsonl, write_files
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         model, priors = args.model.resolve(), resolved_priors(args, topics)
         scorer, encoder = scorer_for(model, priors)
         cache = None if args.no_cache else AnalysisCache.open(args.cache_dir, encoder, reads_documents(scorer))
-        readers = load_readers(args, data, split, topics)  # last: an LLM reader runs over every question
+        readers = load_readers(args, topics)  # last: an LLM reader runs over every question
     except (DataError, OSError, ValueError, EndpointError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -222,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         print(readable_report(topics, answered))
     if not args.demo:
         print(summary(answers, len(topics), time.perf_counter() - start), file=sys.stderr)
+        for reader in settings.readers:  # how far each reader was trusted, and in which regime
+            print(f"reader {reader.reader}: {reliability(reader)}", file=sys.stderr)
     for failure in failures:
         print(f"error: {failure}", file=sys.stderr)
     return 1 if failures else 0
