@@ -161,12 +161,12 @@ def reader_inputs(args: argparse.Namespace) -> list[Path]:
     return [args.reader_calibration] if args.reader_calibration else []
 
 
-def load_readers(args: argparse.Namespace, data, split: str, topics: list) -> tuple[ReaderJudgements, ...]:
+def load_readers(args: argparse.Namespace, topics: list) -> tuple[ReaderJudgements, ...]:
     """The readers that the options name (see readers.load.load_readers), their judgements cached under
     --cache-dir (the default cache folder where the command has none); OSError naming the option."""
     cache = None if getattr(args, "no_cache", False) else getattr(args, "cache_dir", default_cache_dir())
     try:
-        return read_readers(data, split, topics, scores=args.reader_scores, crossencoder=args.crossencoder,
+        return read_readers(topics, scores=args.reader_scores, crossencoder=args.crossencoder,
                             llm_url=args.llm_url, llm_model=args.llm_model, llm_key_env=args.llm_key_env,
                             llm_concurrency=args.llm_concurrency, llm_response_format=args.llm_response_format,
                             cache_dir=cache, progress=not getattr(args, "quiet", False))

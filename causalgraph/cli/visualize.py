@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         check_outputs({"--out": out}, [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
         priors = resolved_priors(args, topics)
         scorer, encoder = load_scorer(args.model, priors)
-        readers = load_readers(args, data, split, topics)
+        readers = load_readers(args, topics)
     except (DataError, OSError, ValueError, EndpointError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
