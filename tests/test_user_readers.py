@@ -154,4 +154,6 @@ def test_calibrate_on_own_labels_writes_what_answer_uses(tmp_path, capsys):
     capsys.readouterr()
     assert answer.main(["--data", str(small), "--reader-scores", f"llm={scores}", "--reader-calibration",
                         str(out), "--out", str(tmp_path / "a.jsonl"), "--quiet"]) == 0
-    assert f"reader llm: sensitivity {cal.sensitivity:.2f}" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"reader llm: verdicts on 6 of 6 questions; sensitivity {cal.sensitivity:.2f}" in err
+    assert f"({cal.options} labelled open options)" in err

@@ -43,8 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--demo", action="store_true",
                         help="answer the built-in demo topic and print each question, its options, the answer and its score")
     source.add_argument("--data", type=Path, metavar="PATH",
-                        help="your own topics: a folder holding questions.jsonl (and docs.json), or one .json/.yaml file "
-                             "of documents and questions; or an AER data folder with splits (../shared/aer or the "
+                        help="your own topics: a folder holding questions.jsonl (and docs.json), one .json/.yaml file "
+                             "of documents and questions, or a folder of such folders and files; or an AER data folder with splits (../shared/aer or the "
                              "public repository layout)")
     parser.add_argument("--split", choices=SPLITS, help="the split of an AER data folder to answer (default test)")
     parser.add_argument("--out", type=Path, help='submission JSONL: {"id", "answer"} a line; without it, the answers are '
@@ -106,11 +106,14 @@ def timings(answers: list[TopicAnswer], topics: list[Topic], load: float, total:
     return json.dumps({"load": load, "total": total, "topics": rows}, indent=1) + "\n"
 
 
-def summary(answers: list[TopicAnswer], topics: int, seconds: float) -> str:
+def summary(answers: list[TopicAnswer], topics: int, seconds: float, readers: float | None = None) -> str:
+    """The run's line: questions and topics answered, the seconds in all, of each stage and of the readers'
+    judging (`readers`, where there are readers), and the analyses read from the cache."""
     questions = sum(len(a.answers) for a in answers)
     total = lambda names: [f"{stage} {sum(a.seconds[stage] for a in answers):.1f} s" for stage in names]
     analysis, *rest = total(STAGES)
-    stages = ", ".join([f"{analysis} ({', '.join(total(ANALYSIS_STAGES))})", *rest])
+    stages = ", ".join([*([] if readers is None else [f"readers {readers:.1f} s"]),
+                        f"{analysis} ({', '.join(total(ANALYSIS_STAGES))})", *rest])
     cached = sum(a.cached for a in answers)
     return (
         f"answered {plural(questions, 'question')} ({len(answers)} of {plural(topics, 'topic')}) in {seconds:.1f} s "
@@ -184,7 +187,9 @@ def main(argv: list[str] | None = None) -> int:
         model, priors = args.model.resolve(), resolved_priors(args, topics)
         scorer, encoder = scorer_for(model, priors)
         cache = None if args.no_cache else AnalysisCache.open(args.cache_dir, encoder, reads_documents(scorer))
+        reading = time.perf_counter()
         readers = load_readers(args, topics)  # last: an LLM reader runs over every question
+        reading = time.perf_counter() - reading
     except (DataError, OSError, ValueError, EndpointError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -221,9 +226,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.demo or args.out is None:
         print(readable_report(topics, answered))
     if not args.demo:
-        print(summary(answers, len(topics), time.perf_counter() - start), file=sys.stderr)
-        for reader in settings.readers:  # how far each reader was trusted, and in which regime
-            print(f"reader {reader.reader}: {reliability(reader)}", file=sys.stderr)
+        print(summary(answers, len(topics), time.perf_counter() - start,
+                      reading if any((args.reader_scores, args.crossencoder, args.llm_url)) else None), file=sys.stderr)
+        qids = [q.qid for t in topics for q in t.questions]
+        for reader in settings.readers:  # how many questions each reader judged, how far it was trusted and why
+            print(f"reader {reader.reader}: verdicts on {reader.questions_judged(qids)} of {len(qids)} questions; "
+                  f"{reliability(reader)}", file=sys.stderr)
     for failure in failures:
         print(f"error: {failure}", file=sys.stderr)
     return 1 if failures else 0

@@ -135,9 +135,10 @@ def add_reader_options(parser: argparse.ArgumentParser) -> None:
     llm.add_argument("--llm-model", default="default", help="model name sent with each request")
     llm.add_argument("--llm-key-env", default="OPENAI_API_KEY", help="environment variable that holds the API key, if any")
     llm.add_argument("--llm-concurrency", type=positive(int, 64), default=4, help="requests in flight at once")
-    llm.add_argument("--llm-response-format", choices=list(RESPONSE_FORMATS), default="json_schema",
+    llm.add_argument("--llm-response-format", choices=list(RESPONSE_FORMATS),
                      help="how the reply schema is sent: OpenAI's json_schema (vLLM, hosted APIs), json_object "
-                          "(llama.cpp's Python server), or none (the prompt alone)")
+                          "(llama.cpp's Python server), or none (the prompt alone); default: found by asking the "
+                          "endpoint once per run, in that order")
 
 
 def check_reader_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -169,7 +170,8 @@ def load_readers(args: argparse.Namespace, topics: list) -> tuple[ReaderJudgemen
         return read_readers(topics, scores=args.reader_scores, crossencoder=args.crossencoder,
                             llm_url=args.llm_url, llm_model=args.llm_model, llm_key_env=args.llm_key_env,
                             llm_concurrency=args.llm_concurrency, llm_response_format=args.llm_response_format,
-                            cache_dir=cache, progress=not getattr(args, "quiet", False))
+                            cache_dir=cache, progress=not getattr(args, "quiet", False),
+                            keep_going=getattr(args, "keep_going", False))
     except OSError as err:
         raise OSError(f"--crossencoder {err}" if args.crossencoder and str(err).startswith(args.crossencoder) else err) from None
 
