@@ -121,7 +121,9 @@ def test_a_folder_of_topics_is_answered_in_one_run_with_one_reader_file(topics_f
                         "--quiet"]) == 0
     err = capsys.readouterr().err
     assert "4 ids match no question answered ('other-0', 'other-1', 'other-2', ...)" in caplog.text
-    assert "answered 24 questions (4 of 4 topics)" in err and "reader llm: " in err and "regime 'none'" in err
+    assert "answered 24 questions (4 of 4 topics)" in err and "regime 'none'" in err
+    assert "reader llm: verdicts on 24 of 24 questions; " in err
+    assert "analyses made for it)" in err and "; 0 analyses from the cache)" in err  # a fresh cache, said so
     got = {json.loads(line)["id"] for line in out.read_text().splitlines()}
     assert got == {q.qid for t in topics for q in t.questions}
     # --out may not overwrite a nested input

@@ -106,15 +106,19 @@ def timings(answers: list[TopicAnswer], topics: list[Topic], load: float, total:
     return json.dumps({"load": load, "total": total, "topics": rows}, indent=1) + "\n"
 
 
-def summary(answers: list[TopicAnswer], topics: int, seconds: float, readers: float | None = None) -> str:
-    """The run's line: questions and topics answered, the seconds in all, of each stage and of the readers'
-    judging (`readers`, where there are readers), and the analyses read from the cache."""
+def summary(answers: list[TopicAnswer], topics: int, seconds: float,
+            readers: tuple[float, float, int] | None = None) -> str:
+    """The run's line: questions and topics answered, the seconds in all and of each stage, and where there are
+    readers (`readers`: the seconds of their judging and of their weighing, and the analyses made while they
+    were weighed) those too; the analyses read from the cache that this run did not make."""
     questions = sum(len(a.answers) for a in answers)
     total = lambda names: [f"{stage} {sum(a.seconds[stage] for a in answers):.1f} s" for stage in names]
     analysis, *rest = total(STAGES)
-    stages = ", ".join([*([] if readers is None else [f"readers {readers:.1f} s"]),
-                        f"{analysis} ({', '.join(total(ANALYSIS_STAGES))})", *rest])
-    cached = sum(a.cached for a in answers)
+    judging, weighing, fresh = readers or (0.0, 0.0, 0)
+    weighed = [f"readers {judging:.1f} s", f"weighing them {weighing:.1f} s ({plural(fresh, 'analysis', 'analyses')} "
+               "made for it)"] if readers else []
+    stages = ", ".join([*weighed, f"{analysis} ({', '.join(total(ANALYSIS_STAGES))})", *rest])
+    cached = sum(a.cached for a in answers) - fresh
     return (
         f"answered {plural(questions, 'question')} ({len(answers)} of {plural(topics, 'topic')}) in {seconds:.1f} s "
         f"({stages}; {plural(cached, 'analysis', 'analyses')} from the cache)"
@@ -199,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     # what decided each option is solved for only where it is shown: --explain, or the printed answers
     explain = args.demo or args.out is None or args.explain is not None
     settings = Settings(model, args.without, params, args.time_limit, cache, readers, explain, priors)
+    weighing = time.perf_counter()  # the readers' weighing analyses every topic first (run/calibrate.py)
+    fresh = sum(not cache.path(t).is_file() for t in topics) if cache and readers and args.reader_weight is None else 0
     try:
         settings = calibrated_settings(topics, settings, args.reader_weight,
                                        calibrations and match_calibrations(readers, calibrations, args.reader_calibration))
@@ -206,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     loaded = time.perf_counter()
+    weighing = loaded - weighing
     try:
         answers, failures = run_topics(topics, settings, args)
     except (RuntimeError, OSError) as err:  # no Dask, or no scheduler at --dask-address
@@ -226,8 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.demo or args.out is None:
         print(readable_report(topics, answered))
     if not args.demo:
-        print(summary(answers, len(topics), time.perf_counter() - start,
-                      reading if any((args.reader_scores, args.crossencoder, args.llm_url)) else None), file=sys.stderr)
+        judging = (reading, weighing, fresh) if any((args.reader_scores, args.crossencoder, args.llm_url)) else None
+        print(summary(answers, len(topics), time.perf_counter() - start, judging), file=sys.stderr)
         qids = [q.qid for t in topics for q in t.questions]
         for reader in settings.readers:  # how many questions each reader judged, how far it was trusted and why
             print(f"reader {reader.reader}: verdicts on {reader.questions_judged(qids)} of {len(qids)} questions; "
