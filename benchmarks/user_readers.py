@@ -1,14 +1,16 @@
 """A reader on a user's own topic (issue 42): the default answer, under priors "none", fused with readers of known
 quality on user-style topics (folders of topic folders whose `golden_answer` is the gold), each topic answered
-alone with the reader cut to it, as a user answers their own topic. The readers:
+alone with the reader cut to it (as a user answers their own topic), and the whole set in one run (a folder of
+topics: the reader weighed on every topic's options). The readers:
 - simulated: the gold with a seeded share of the questions corrupted (0%, 25%, 50%, 75%), each by an error real
   readers make: a label dropped, a background cause or consequence added, a wrong single label, None chosen
   wrongly or missed (whichever the question allows, chosen at random);
 - real: a reader file of `{"id", "answer"}` lines per set (`--real SET=FILE`).
 For each: the reader alone, causalgraph alone, fused, and how many fused answers differ from the reader's and how
-many of those are right (exact). The trust constants of the "none" regime (readers/calibration.py) are chosen
-with folds that leave one topic of user-dev out: `--choose` prints the fused score of each candidate on the
-held-out topics, the setting chosen on the others.
+many of those are right (exact). The trust constants of the "none" regime (readers/calibration.py, UserTrust)
+are chosen on the first set with folds that leave one topic out (GRID; the choice furthest above the better of
+the reader alone and causalgraph alone, on average over the readers and both ways of answering): each held-out
+topic is answered with the constants chosen on the others. The other sets are answered with the shipped ones.
 
     python benchmarks/user_readers.py --sets ../shared/user-dev ../shared/user-dev-2 \\
         --real user-dev=../shared/readers-user/llm-blind-user-dev.jsonl \\
@@ -70,11 +72,13 @@ def simulated_answers(questions, rate: float, seed: int) -> dict[str, frozenset[
 
 
 def as_reader(name: str, answers: dict[str, frozenset[str]]) -> ReaderJudgements:
+    """Hard answers as a reader's verdicts on every label, as `--reader-scores` reads them."""
     return ReaderJudgements(name, {(qid, label): Judgement(verdict=label in chosen)
                                    for qid, chosen in answers.items() for label in LABELS})
 
 
 def read_answers(path: Path) -> dict[str, frozenset[str]]:
+    """A reader file's answers by question id."""
     answers = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():

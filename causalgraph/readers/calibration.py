@@ -23,7 +23,11 @@ the structure model is undecided, whose intercept favours "cause" only as far as
 reader's log-odds run low. On a small topic an estimate rests on few open options (and the structure model is
 over-confident there): below MIN_OPEN a reader is not estimated but gets FALLBACK_WEIGHT on its raw log-odds.
 Readers whose errors go together share one vote (their discount). Fusion scales the log-odds by SCALE. Each
-constant was measured or chosen in BENCHMARKS.md, "Readers" (`python benchmarks/real_readers.py`)."""
+constant was measured or chosen in BENCHMARKS.md, "Readers" (`python benchmarks/real_readers.py`).
+
+On a user's own topics (priors "none") none of this holds: the structure model is weaker and differently
+calibrated, and a topic has too few open options. There each reader's error rate is estimated from its
+disagreement with the structure model and the rules instead (UserTrust, estimate_user_trust)."""
 
 from __future__ import annotations
 
@@ -94,7 +98,8 @@ class ReaderCalibration:
     log-odds spread by `spread` around `cause` and `other` (plus the dependence's share of x). `sensitivity`
     and `specificity` (of a yes, or of a probability above one half) are the model's means over the open
     options. `fallback`: too few open options to estimate, so the reader's raw log-odds count. The solver
-    weighs the log-odds by `weight` percent (`scale` times the correlation `discount`)."""
+    weighs the log-odds by `weight` percent (`scale` times the correlation `discount`). `regime`: the topics it
+    was made for, "aer" (the benchmark's) or "none" (a user's own, priors "none"; UserTrust)."""
 
     reader: str
     kind: str
