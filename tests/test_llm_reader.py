@@ -34,6 +34,7 @@ def test_parse_reply_checks_the_schema():
     assert [judged[x].probability for x in "ABCD"] == [0.9, 0.6, pytest.approx(0.2), pytest.approx(0.3)]
     assert parse_reply(json.dumps({**GOOD, "C": {"verdict": "no", "confidence": 80}})) is None
     assert parse_reply(json.dumps({**GOOD, "B": {"verdict": True, "confidence": 120}})) is None
+    assert parse_reply(json.dumps({**GOOD, "B": {"verdict": True, "confidence": 0}})) is None  # a contradiction
     assert parse_reply(json.dumps({"A": GOOD["A"]})) is None and parse_reply("no JSON here") is None
     assert parse_reply("[" * 100_000 + "{}") is None and parse_reply('{"A": ' + "9" * 5000 + "}") is None
     start = time.perf_counter()
@@ -104,15 +105,15 @@ def test_an_unreachable_endpoint_is_one_clear_error(tmp_path, capsys):
     assert err.startswith(f"error: the LLM endpoint {url} failed") and "Traceback" not in err
 
 
-def test_malformed_replies_are_not_cached(tmp_path):
+def test_rejected_replies_are_cached_too(tmp_path):
     server, url, calls = stub(["not JSON", json.dumps(GOOD)])
-    reader = LLMReader(url, "m", retries=1, cache_dir=tmp_path)
     try:
-        assert reader.judge_question(QUESTION, [])["A"].probability == 0.9
+        assert LLMReader(url, "m", retries=1, cache_dir=tmp_path).judge_question(QUESTION, [])["A"].probability == 0.9
+        assert LLMReader(url, "m", retries=1, cache_dir=tmp_path).judge_question(QUESTION, [])["A"].probability == 0.9
     finally:
         server.shutdown()
     entries = [json.loads(p.read_text()) for p in (tmp_path / "llm").glob("*.json")]
-    assert len(calls) == 2 and [e["reply"] for e in entries] == [json.dumps(GOOD)]
+    assert len(calls) == 2 and sorted(e["reply"] for e in entries) == sorted(["not JSON", json.dumps(GOOD)])
 
 
 def test_a_cache_folder_that_cannot_be_written_costs_a_warning(tmp_path, caplog):
@@ -161,7 +162,7 @@ def test_nested_message_content_is_a_malformed_reply(tmp_path, caplog):
     with HostileServer([hostile.nested_content]) as server:
         assert LLMReader(server.url, "m", retries=1, cache_dir=tmp_path).judge_question(QUESTION, []) == {}
     assert "2 malformed replies" in caplog.text and len(server.calls) == 2
-    assert not list(tmp_path.glob("llm/*.json"))
+    assert len(list(tmp_path.glob("llm/*.json"))) == 2  # judged and rejected, each kept
 
 
 @pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://127.0.0.1/v1", "127.0.0.1:8080/v1", "http://[::1/v1",
@@ -196,7 +197,8 @@ def test_the_first_failure_stops_the_requests_not_yet_sent(demo_dir):
 
     with HostileServer([hostile.status(400)]) as server:
         with pytest.raises(EndpointError, match="HTTP 400"):
-            LLMReader(server.url, "m", concurrency=1).judge(load_split(demo_dir, "sample"), progress=False)
+            LLMReader(server.url, "m", concurrency=1, response_format="json_schema").judge(
+                load_split(demo_dir, "sample"), progress=False)
     assert len(server.calls) <= 2  # of the demo's 8 questions
 
 
@@ -244,3 +246,58 @@ def test_llm_reader_on_the_demo_against_a_real_local_server(llama_server, tmp_pa
                 assert verdict["evidence"]  # the passages it read, with their document titles
     replies = list((tmp_path / "cache" / "llm").glob("*.json"))
     assert replies and all(json.loads(p.read_text())["model"] == "smollm2" for p in replies)
+
+
+def by_request(reply):
+    """A loopback chat-completions server whose reply to each request is `reply(request)`: (status, content)."""
+    calls = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            calls.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            status, content = reply(calls[-1])
+            body = json.dumps({"choices": [{"message": {"content": content}}]}).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_port}/v1", calls
+
+
+def test_the_response_format_is_found_once_by_judging_the_reply(demo_dir):
+    from causalgraph.data import load_split
+
+    def reply(request):  # json_schema refused (as llama-cpp-python's server does), json_object followed
+        kind = request.get("response_format", {}).get("type")
+        return (500, "Input should be 'text' or 'json_object'") if kind == "json_schema" else (200, json.dumps(GOOD))
+
+    server, url, calls = by_request(reply)
+    try:
+        judged = LLMReader(url, "m").judge(load_split(demo_dir, "sample"), progress=False)
+    finally:
+        server.shutdown()
+    assert len({qid for qid, _ in judged.judgements}) == 8
+    kinds = [c.get("response_format", {}).get("type") for c in calls]
+    assert kinds == ["json_schema"] + ["json_object"] * 8  # one refusal, then the first question's reply kept
+
+
+def test_an_endpoint_that_ignores_the_format_and_replies_in_prose(tmp_path, capsys, caplog):
+    server, url, calls = by_request(lambda request: (200, "The dam failed because of the rain, I think."))
+    out = tmp_path / "p.jsonl"
+    try:
+        assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", url, "--llm-model", "m"]) == 2
+        assert "error: reader llm:m: verdicts on 0 of 8 questions (malformed replies); --keep-going answers " \
+               "without it" in capsys.readouterr().err
+        assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", url, "--llm-model", "m", "--keep-going",
+                            "--out", str(out)]) == 0
+    finally:
+        server.shutdown()
+    assert "reader llm:m: verdicts on 0 of 8 questions (malformed replies); answered without it" in caplog.text
+    assert len(out.read_text().splitlines()) == 8
+    assert {c.get("response_format", {}).get("type") for c in calls[:3]} == {"json_schema", "json_object", None}

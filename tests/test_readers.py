@@ -44,8 +44,17 @@ def test_missing_questions_get_a_warning(tmp_path, caplog):
     assert "no judgement for 1 of the 1 question answered; it gets" in caplog.text  # those answered (--topics) counted
 
 
+def test_ids_of_no_answered_question_are_warned_about_or_refused(tmp_path, caplog):
+    path = write(tmp_path / "p.jsonl", [{"id": "q1", "answer": "A"}, {"id": "x-1", "answer": "B"},
+                                        {"id": "x-2", "answer": "C"}])
+    reader = load_reader_scores(path, QUESTIONS)
+    assert {q for q, _ in reader.judgements} == {"q1"}
+    assert "2 ids match no question answered ('x-1', 'x-2'); not read" in caplog.text
+    with pytest.raises(DataError, match=r"p.jsonl: no id matches a question answered \(1 ids: 'q9'\)"):
+        load_reader_scores(write(tmp_path / "p.jsonl", [{"id": "q9", "answer": "A"}]), QUESTIONS)
+
+
 @pytest.mark.parametrize("line, message", [
-    ({"id": "q9", "answer": "A"}, "line 1: id 'q9' is not a question of the answered split"),
     ({"id": "q1", "answer": "E"}, "line 1: label 'E' is outside A-D"),
     ({"id": "q1", "probs": {"A": 1.5}}, "line 1: probability of A must be a number in [0, 1]"),
     ({"id": "q1", "probs": {"Z": 0.5}}, "line 1: label 'Z' is outside A-D in probs"),

@@ -20,7 +20,7 @@ from ..data import SPLITS, Topic, input_files, load_data, question_score
 from ..data.files import write_files
 from ..data.records import escaped
 from ..reason.solve import SWITCHABLE, SolverParams
-from ..reason.explain import answer_flags, evidence_line, judged_words, reader_adds
+from ..reason.explain import answer_flags, evidence_line, judged_words, reader_adds, reliability
 from ..run.batch import PARALLEL_CHARS, STAGES, Answer, TopicAnswer
 from ..run.output import check_outputs, jsonl
 from ..run.parallel import SCHEDULERS, DaskUnavailable, Outcome
@@ -42,8 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--demo", action="store_true",
                         help="answer the built-in demo topic and print each question, its options, the answer and its score")
     source.add_argument("--data", type=Path, metavar="PATH",
-                        help="your own topics: a folder holding questions.jsonl (and docs.json), or one .json/.yaml file "
-                             "of documents and questions; or an AER data folder with splits (../shared/aer or the "
+                        help="your own topics: a folder holding questions.jsonl (and docs.json), one .json/.yaml file "
+                             "of documents and questions, or a folder of such folders and files; or an AER data folder with splits (../shared/aer or the "
                              "public repository layout)")
     parser.add_argument("--split", choices=SPLITS, help="the split of an AER data folder to answer (default test)")
     parser.add_argument("--out", type=Path, help='submission JSONL: {"id", "answer"} a line; without it, the answers are '
@@ -113,11 +113,18 @@ def timings(answers: list[TopicAnswer], topics: list[Topic], load: float, total:
     return json.dumps({"load": load, "total": total, "topics": rows}, indent=1) + "\n"
 
 
-def summary(answers: list[TopicAnswer], topics: int, seconds: float) -> str:
+def summary(answers: list[TopicAnswer], topics: int, seconds: float,
+            readers: tuple[float, float, int] | None = None) -> str:
+    """The run's line: questions and topics answered, the seconds in all and of each stage, and where there are
+    readers (`readers`: the seconds of their judging and of their weighing, and the analyses made while they
+    were weighed) those too; the analyses read from the cache that this run did not make."""
     questions = sum(len(a.answers) for a in answers)
     total = lambda names: [f"{stage} {sum(a.seconds[stage] for a in answers):.1f} s" for stage in names]
     analysis, *rest = total(STAGES)
-    stages = ", ".join([f"{analysis} ({', '.join(total(ANALYSIS_STAGES))})", *rest])
+    judging, weighing, fresh = readers or (0.0, 0.0, 0)
+    weighed = [f"readers {judging:.1f} s", f"weighing them {weighing:.1f} s ({plural(fresh, 'analysis', 'analyses')} "
+               "made for it, and kept for the answers)"] if readers else []
+    stages = ", ".join([*weighed, f"{analysis} ({', '.join(total(ANALYSIS_STAGES))})", *rest])
     cached = sum(a.cached for a in answers)
     return (
         f"answered {plural(questions, 'question')} ({len(answers)} of {plural(topics, 'topic')}) in {seconds:.1f} s "
@@ -192,16 +199,20 @@ def main(argv: list[str] | None = None) -> int:
                                  time_limit=args.time_limit, cache_dir=None if args.no_cache else args.cache_dir,
                                  reader_weight=args.reader_weight, reader_calibration=args.reader_calibration,
                                  priors=resolved_priors(args, topics), explain=explain)
-        readers = load_readers(args, data, split, topics)  # last: an LLM reader runs over every question
+        judging = time.perf_counter()
+        readers = load_readers(args, topics)  # last: an LLM reader runs over every question
+        judging = time.perf_counter() - judging
     except (*USER_ERRORS, *ENVIRONMENT_ERRORS) as err:
         print(f"error: {error_line(err)}", file=sys.stderr)
         return 2
+    weighing = time.perf_counter()  # weighing the readers analyses every topic first (run/pipeline.py)
     try:
         run = reasoner.with_readers(readers).run(topics)
     except USER_ERRORS as err:
         print(f"error: {error_line(err)}", file=sys.stderr)
         return 2
     loaded = time.perf_counter()
+    weighing = loaded - weighing
     try:
         answers, failures = run_topics(run, args)
     except (DaskUnavailable, OSError) as err:  # no Dask, no scheduler at --dask-address, no processes
@@ -223,7 +234,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.demo or args.out is None:
         print(readable_report(topics, answered))
     if not args.demo:
-        print(summary(answers, len(topics), time.perf_counter() - start), file=sys.stderr)
+        fresh = sum(a is not None and not a.cached for a in run.analysed)
+        timed = (judging, weighing, fresh) if any((args.reader_scores, args.crossencoder, args.llm_url)) else None
+        print(summary(answers, len(topics), time.perf_counter() - start, timed), file=sys.stderr)
+        qids = [q.qid for t in topics for q in t.questions]
+        for reader in run.settings.readers:  # how many questions each reader judged, how far it was trusted and why
+            print(f"reader {reader.reader}: verdicts on {reader.questions_judged(qids)} of {len(qids)} questions; "
+                  f"{reliability(reader)}", file=sys.stderr)
     for failure in failures:
         report_failure(failure, args.debug)
     return code if failures else 0

@@ -1,17 +1,25 @@
-"""`causalgraph calibrate`: a reader's fusion parameters from its answers to a labelled split, chosen under folds
-grouped by topic on the labelled topics cut to the questions it judged. It prints the fused CV score at each
-setting and writes the calibration that `answer --reader-calibration` reads."""
+"""`causalgraph calibrate`: a reader's fusion parameters from its answers to labelled questions, written as the
+calibration that `answer --reader-calibration` reads. On an AER data folder: from a labelled split, chosen under
+folds grouped by topic on the labelled topics cut to the questions it judged, with the fused CV score at each
+setting. On your own labelled topics (a topic folder, a folder of them, or a topic file, with golden_answer):
+fitted on their gold under the shipped scorer and rules of priors "none", as `answer` answers your topics."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from ..data import DataError, load_split
+from ..analysis.cache import AnalysisCache
+from ..config import DEFAULT_MODEL, default_cache_dir
+from ..data import DataError, load_data, load_split
+from ..data.load import is_topic_folder, topic_entries
 from ..experiments.calibration import answer_analyses, calibration_cv
 from ..experiments.inputs import shipped_biases
 from ..learn.calibration import write_calibrations
+from ..learn.scorer import reads_documents
 from ..readers.scores import load_reader_files, parse_reader_spec
+from ..run.batch import Settings, scorer_for
+from ..run.pipeline import calibrate_on_own_labels
 from ..run.output import OutputError, check_outputs
 from ..data.files import write_files
 from .common import plural, run_command
@@ -38,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     except (OutputError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    if Path(args.data).is_file() or is_topic_folder(args.data) or topic_entries(args.data) is not None:
+        return calibrate_own(args, specs, outputs["--out"])
     inputs = cv_inputs(args, evidence=True)  # 11-36 read train-evidence/ for the shipped scorer's evidence
     if inputs is None:
         return 2
@@ -65,6 +75,34 @@ def main(argv: list[str] | None = None) -> int:
         write_files({outputs["--out"]: write_calibrations(report.calibrations, {
             "split": args.split, "folds": args.folds, "scores": report.by_scale,
             "nested": report.nested})})
+    except OSError as err:
+        print(f"error: {err}; no output written", file=sys.stderr)
+        return 2
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def calibrate_own(args, specs, out: Path) -> int:
+    """`calibrate` on a user's own labelled topics (calibrate_on_own_labels), their analyses cached where
+    `answer` caches them by default."""
+    try:
+        topics = load_data(args.data)
+        questions = {q.qid: q for t in topics for q in t.questions}
+        if not any(q.gold for q in questions.values()):
+            raise DataError(args.data, None, "no question has a golden_answer to calibrate against")
+        readers = tuple(load_reader_files(specs, questions))
+        settings = Settings(DEFAULT_MODEL.resolve(), priors="none")
+        scorer, encoder = scorer_for(settings.model, settings.priors)
+        settings = Settings(settings.model, priors="none",
+                            cache=AnalysisCache.open(default_cache_dir(), encoder, reads_documents(scorer)))
+        calibrations = calibrate_on_own_labels(topics, readers, settings, str(args.data))
+    except (DataError, OSError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    for cal in calibrations:
+        print(f"{cal.reader}: {cal.reliability()}")
+    try:
+        write_files({out: write_calibrations(calibrations, {"data": str(args.data), "priors": "none"})})
     except OSError as err:
         print(f"error: {err}; no output written", file=sys.stderr)
         return 2

@@ -167,9 +167,10 @@ def add_reader_options(parser: argparse.ArgumentParser) -> None:
     llm.add_argument("--llm-model", default="default", help="model name sent with each request")
     llm.add_argument("--llm-key-env", default="OPENAI_API_KEY", help="environment variable that holds the API key, if any")
     llm.add_argument("--llm-concurrency", type=positive(int, 64), default=4, help="requests in flight at once")
-    llm.add_argument("--llm-response-format", choices=list(RESPONSE_FORMATS), default="json_schema",
+    llm.add_argument("--llm-response-format", choices=list(RESPONSE_FORMATS),
                      help="how the reply schema is sent: OpenAI's json_schema (vLLM, hosted APIs), json_object "
-                          "(llama.cpp's Python server), or none (the prompt alone)")
+                          "(llama.cpp's Python server), or none (the prompt alone); default: found by asking the "
+                          "endpoint once per run, in that order")
 
 
 def check_reader_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -193,15 +194,16 @@ def reader_inputs(args: argparse.Namespace) -> list[Path]:
     return [args.reader_calibration] if args.reader_calibration else []
 
 
-def load_readers(args: argparse.Namespace, data, split: str, topics: list) -> tuple[ReaderJudgements, ...]:
+def load_readers(args: argparse.Namespace, topics: list) -> tuple[ReaderJudgements, ...]:
     """The readers that the options name (see readers.load.load_readers), their judgements cached under
     --cache-dir (the default cache folder where the command has none); OSError naming the option."""
     cache = None if getattr(args, "no_cache", False) else getattr(args, "cache_dir", default_cache_dir())
     try:
-        return read_readers(data, split, topics, scores=args.reader_scores, crossencoder=args.crossencoder,
+        return read_readers(topics, scores=args.reader_scores, crossencoder=args.crossencoder,
                             llm_url=args.llm_url, llm_model=args.llm_model, llm_key_env=args.llm_key_env,
                             llm_concurrency=args.llm_concurrency, llm_response_format=args.llm_response_format,
-                            cache_dir=cache, progress=not getattr(args, "quiet", False))
+                            cache_dir=cache, progress=not getattr(args, "quiet", False),
+                            keep_going=getattr(args, "keep_going", False))
     except OSError as err:
         raise OSError(f"--crossencoder {err}" if args.crossencoder and str(err).startswith(args.crossencoder) else err) from None
 

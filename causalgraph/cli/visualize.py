@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         check_outputs({"--out": out}, [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
         reasoner = Reasoner.load(args.model, args.without, reader_weight=args.reader_weight,
                                  reader_calibration=args.reader_calibration, priors=resolved_priors(args, topics))
-        readers = load_readers(args, data, split, topics)
+        readers = load_readers(args, topics)
     except (*USER_ERRORS, *ENVIRONMENT_ERRORS) as err:
         print(f"error: {error_line(err)}", file=sys.stderr)
         return 2

@@ -444,13 +444,51 @@ def is_topic_folder(path: str | os.PathLike) -> bool:
     return Path(path).is_dir() and regular_file(Path(path) / "questions.jsonl")
 
 
+def topic_entries(path: str | os.PathLike) -> list[Path] | None:
+    """The topics of a folder of topics, in name order: its topic folders (questions.jsonl, and docs.json) and
+    topic files (.json, .yaml); None when `path` is none (a topic folder itself, an AER data folder with its
+    split folders, or a folder that holds no topic)."""
+    path = Path(path)
+    if not path.is_dir() or is_topic_folder(path) or any(
+            os.path.lexists(folder / name) for split in SPLITS for folder in split_folders(path, split)
+            for name in ("questions.jsonl", "docs.json")):
+        return None
+    entries = sorted(p for p in path.iterdir() if not p.name.startswith(".") and (
+        (p.is_dir() and os.path.lexists(p / "questions.jsonl")) or (p.suffix in TOPIC_FILE_SUFFIXES and p.is_file())))
+    return entries or None
+
+
+def load_topic_entries(entries: list[Path], max_document_chars: int = MAX_DOCUMENT_CHARS) -> list[Topic]:
+    """The topics of a folder of topics (topic_entries): a topic file's topics left without an id are numbered
+    after those read before it, and its questions left without one are named after the file (`stem-q1`), so
+    ids left out never collide; DataError naming both places for a topic id or question id given twice."""
+    topics: list[Topic] = []
+    where: dict[object, Path] = {}
+    for entry in entries:
+        if entry.is_dir():
+            found = _topic_folder(entry, max_document_chars)
+        else:
+            first = max((t.topic_id for t in topics), default=0) + 1
+            found = load_topic_file(entry, max_document_chars, first, f"{entry.stem}-")
+        for topic in found:
+            for key, name in [(("topic", topic.topic_id), f"topic_id {topic.topic_id}"),
+                              *((("question", q.qid), f"question id {shown(q.qid)}") for q in topic.questions)]:
+                if key in where:
+                    raise DataError(entry, None, f"{name} is also in {where[key]}; give the topics apart ids")
+                where[key] = entry
+        topics += found
+    return topics
+
+
 def input_files(path: str | os.PathLike) -> list[Path]:
-    """Every file that reading `path` (see load_data) may read: a topic file, a topic folder's two files, or
-    each split's files of a data folder."""
+    """Every file that reading `path` (see load_data) may read: a topic file, a topic folder's two files, each
+    topic's files of a folder of topics, or each split's files of a data folder."""
     path = Path(path)
     if path.is_file():
         return [path]
-    return [path / "questions.jsonl", path / "docs.json", *data_files(path)]
+    nested = [f for e in topic_entries(path) or [] for f in ([e / "questions.jsonl", e / "docs.json"] if e.is_dir()
+                                                             else [e])]
+    return [path / "questions.jsonl", path / "docs.json", *nested, *data_files(path)]
 
 
 MAX_YAML_DEPTH = 100  # nesting levels of a YAML topic file (a topic file needs 5)
@@ -527,9 +565,11 @@ def _document_entry(doc):
     return entry
 
 
-def load_topic_file(path: str | os.PathLike, max_document_chars: int = MAX_DOCUMENT_CHARS) -> list[Topic]:
+def load_topic_file(path: str | os.PathLike, max_document_chars: int = MAX_DOCUMENT_CHARS, first_topic: int = 1,
+                    id_prefix: str = "") -> list[Topic]:
     """The topics of one JSON or YAML file: a topic, or a list of them, each an object with `questions` (as in
-    questions.jsonl, where `topic_id` and `id` may be left out: the topic's position from 1 and q1, q2, ...),
+    questions.jsonl, where `topic_id` and `id` may be left out: the topic's position counted from `first_topic`,
+    and q1, q2, ... after `id_prefix`),
     and optionally `topic` (its title), `topic_id` and `documents` ({title, content, date, source}, as in
     docs.json, with `date` for `parsed_date`). DataError naming the topic and question (and in YAML the line)
     on bad input; a question's unknown fields are named in a warning."""
@@ -549,14 +589,14 @@ def load_topic_file(path: str | os.PathLike, max_document_chars: int = MAX_DOCUM
         unknown = sorted(set(map(str, entry)) - set(TOPIC_KEYS))
         if unknown:
             raise DataError(path, where, f"unknown key {shown(unknown[0])} (a topic has {', '.join(TOPIC_KEYS)})")
-        topic_id = parse_topic_id(entry.get("topic_id", i + 1), path, where)
+        topic_id = parse_topic_id(entry.get("topic_id", i + first_topic), path, where)
         title = title_of(entry, path, where)
         questions = []
         for j, obj in enumerate(entry["questions"]):
             q_where = _at(obj, f"topic {i + 1}, question {j + 1}")
             if not isinstance(obj, dict):
                 raise DataError(path, q_where, "expected an object with 'target_event' and 'option_A' .. 'option_D'")
-            question = parse_question({"topic_id": topic_id, "id": f"q{len(seen) + 1}", **obj}, path, q_where)
+            question = parse_question({"topic_id": topic_id, "id": f"{id_prefix}q{len(seen) + 1}", **obj}, path, q_where)
             if question.topic_id != topic_id:
                 raise DataError(path, q_where, f"topic_id {question.topic_id} is not its topic's ({topic_id})")
             if question.qid in seen:
@@ -581,8 +621,8 @@ def load_topic_file(path: str | os.PathLike, max_document_chars: int = MAX_DOCUM
 def load_data(path: str | os.PathLike, split: str | None = None, topics: Iterable[int] | TopicIds | None = None,
               max_document_chars: int = MAX_DOCUMENT_CHARS) -> list[Topic]:
     """The topics of any input a user may give: a JSON or YAML topic file (load_topic_file), a folder that
-    holds questions.jsonl and, optionally, docs.json itself (a user's own topics: no split), or an AER data
-    folder in either layout (`split`, default test); `topics` restricts to those ids. Documents are cut at
+    holds questions.jsonl and, optionally, docs.json itself (a user's own topics: no split), a folder of such
+    topic folders and topic files (topic_entries), or an AER data folder in either layout (`split`, default test); `topics` restricts to those ids. Documents are cut at
     `max_document_chars` characters, with a warning; a file given or implied that is there but is no regular
     file (a dangling link, a FIFO, a folder) is a DataError naming it."""
     path = Path(path)
@@ -595,19 +635,28 @@ def load_data(path: str | os.PathLike, split: str | None = None, topics: Iterabl
     elif is_topic_folder(path):
         if split is not None:
             raise DataError(path, None, "holds questions.jsonl itself, not splits; leave out --split")
-        questions = load_questions(path / "questions.jsonl")
-        if not questions:
-            raise DataError(path / "questions.jsonl", None, "no questions in the file")
-        docs = path / "docs.json"
-        documents = load_documents(docs, max_document_chars) if regular_file(docs) else {}
-        unused = sorted(set(documents) - {q.topic_id for q in questions})
-        if unused:
-            log.warning("%s: documents of topic%s %s, which no question of questions.jsonl is about; they are not "
-                        "read", docs, "s" * (len(unused) > 1), id_ranges(unused, MOST_RUNS))
-        found = group_topics(questions, documents, aer=False)
+        found = _topic_folder(path, max_document_chars)
+    elif (entries := topic_entries(path)) is not None:
+        if split is not None:
+            raise DataError(path, None, "holds topic folders or topic files, not splits; leave out --split")
+        found = load_topic_entries(entries, max_document_chars)
     else:
         return load_split(path, split or "test", topics, max_document_chars)
     return _only(found, topics, path, "")
+
+
+def _topic_folder(path: Path, max_document_chars: int) -> list[Topic]:
+    """The topics of a folder holding questions.jsonl and, optionally, docs.json."""
+    questions = load_questions(path / "questions.jsonl")
+    if not questions:
+        raise DataError(path / "questions.jsonl", None, "no questions in the file")
+    docs = path / "docs.json"
+    documents = load_documents(docs, max_document_chars) if regular_file(docs) else {}
+    unused = sorted(set(documents) - {q.topic_id for q in questions})
+    if unused:
+        log.warning("%s: documents of topic%s %s, which no question of questions.jsonl is about; they are not "
+                    "read", docs, "s" * (len(unused) > 1), id_ranges(unused, MOST_RUNS))
+    return group_topics(questions, documents, aer=False)
 
 
 def load_train_evidence(root: str | os.PathLike) -> dict[int, list[Document]]:

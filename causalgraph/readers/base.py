@@ -66,6 +66,10 @@ class ReaderJudgements:
     weight: int = 100
     calibration: Calibration | None = None
 
+    def questions_judged(self, qids) -> int:
+        """How many of these questions the reader judged."""
+        return len(set(qids) & {qid for qid, _ in self.judgements})
+
     def for_questions(self, qids) -> "ReaderJudgements":
         """The judgements of these questions only (a topic's)."""
         qids = set(qids)

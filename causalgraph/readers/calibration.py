@@ -23,7 +23,11 @@ the structure model is undecided, whose intercept favours "cause" only as far as
 reader's log-odds run low. On a small topic an estimate rests on few open options (and the structure model is
 over-confident there): below MIN_OPEN a reader is not estimated but gets FALLBACK_WEIGHT on its raw log-odds.
 Readers whose errors go together share one vote (their discount). Fusion scales the log-odds by SCALE. Each
-constant was measured or chosen in BENCHMARKS.md, "Readers" (`python benchmarks/real_readers.py`)."""
+constant was measured or chosen in BENCHMARKS.md, "Readers" (`python benchmarks/real_readers.py`).
+
+On a user's own topics (priors "none") none of this holds: the structure model is weaker and differently
+calibrated, and a topic has too few open options. There each reader's error rate is estimated from its
+disagreement with the structure model and the rules instead (UserTrust, estimate_user_trust)."""
 
 from __future__ import annotations
 
@@ -63,6 +67,28 @@ MIN_SPREAD = 0.5
 ITERATIONS = 200
 MIN_SHARED = 20  # options two readers must share before their error correlation counts
 KINDS = ("answers", "probabilities")
+# The regimes: "aer", the benchmark's topics under its construction priors (the EM above), and "none", a user's own
+# topic under priors "none" (UserTrust below). A calibration records the regime it was made for.
+REGIMES = ("aer", "none")
+
+
+@dataclass(frozen=True)
+class UserTrust:
+    """The trust in a reader on a user's own topics (the regime "none"), where the structure model is weak (option
+    AUC 0.74 on user-dev) and a topic has 25-29 open options, too few for the EM. The reader's error rate e is
+    estimated without gold from its disagreement with the structure model, option by option: where the structure
+    model gives p (its probabilities held at `temperature`: logit p / temperature), it errs with probability
+    e_s = min(p, 1 - p), and a reader erring apart from it disagrees with probability e_s + e (1 - 2 e_s); the
+    weighted least squares of e over the options the reader judged (the options the rules settle count with
+    e_s = 0) weighs the confident options most. Softened by the temperature, the estimate runs low, and it is
+    read as e' = `gain` x e, held within [`floor`, 1/2]; a yes then carries log((1 - e') / e'), a no its
+    negative, times `scale`. The constants are chosen with folds that leave one topic
+    of user-dev out (BENCHMARKS.md, "A reader on a user's own topic")."""
+
+    scale: float = 1.5
+    floor: float = 0.02
+    temperature: float = 2.0
+    gain: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -73,7 +99,8 @@ class ReaderCalibration:
     log-odds spread by `spread` around `cause` and `other` (plus the dependence's share of x). `sensitivity`
     and `specificity` (of a yes, or of a probability above one half) are the model's means over the open
     options. `fallback`: too few open options to estimate, so the reader's raw log-odds count. The solver
-    weighs the log-odds by `weight` percent (`scale` times the correlation `discount`)."""
+    weighs the log-odds by `weight` percent (`scale` times the correlation `discount`). `regime`: the topics it
+    was made for, "aer" (the benchmark's) or "none" (a user's own, priors "none"; UserTrust)."""
 
     reader: str
     kind: str
@@ -88,6 +115,7 @@ class ReaderCalibration:
     scale: float = SCALE
     discount: float = 1.0
     fallback: bool = False
+    regime: str = "aer"
 
     @property
     def weight(self) -> int:
@@ -100,7 +128,7 @@ class ReaderCalibration:
         reader that answers, weighs the two by itself); a probability's Platt map; a fallback's raw log-odds."""
         if self.fallback or self.sensitivity is None or self.specificity is None:
             return replace(judgement, calibrated=None).log_odds()
-        if self.kind == "probabilities":
+        if self.kind == "probabilities" and self.spread:  # a reader of probabilities read through its normal model
             slope, intercept = self.platt()
             ratio = slope * score(judgement) + intercept
         else:
@@ -140,14 +168,15 @@ class ReaderCalibration:
             weight += f" ({100 * self.scale:.0f}% x {self.discount:.2f} for errors shared with other readers)"
         if self.fallback:
             return f"not estimated: {self.method}; the default {weight} on its raw log-odds"
-        if self.kind == "probabilities":
+        if self.kind == "probabilities" and self.spread:
             slope, intercept = self.platt()
             carries = f"probabilities recalibrated as {slope:.2f} x logit(p) {intercept:+.2f}"
         else:
             carries = (f"a yes carries {self.log_odds(Judgement(verdict=True)) / 100:+.2f}, a no "
                        f"{self.log_odds(Judgement(verdict=False)) / 100:+.2f}")
-        return (f"sensitivity {self.sensitivity:.2f}, specificity {self.specificity:.2f} on {self.options} open "
-                f"options ({self.method}); {carries}; {weight}")
+        return (f"sensitivity {self.sensitivity:.2f}, specificity {self.specificity:.2f} on {self.options} "
+                f"{'open ' * (self.regime == 'aer')}options ({self.method}); {carries}; {weight}; regime "
+                f"{self.regime!r}")
 
     def as_record(self) -> dict:
         return {k: v for k, v in vars(self).items() if v is not None}
@@ -177,7 +206,10 @@ class ReaderCalibration:
             value = record.get(name, 0)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise DataError(path, where, f"{name} must be a finite number, got {value!r}")
-        if record["kind"] == "probabilities" and not fallback and not record.get("spread", 0) > 0:
+        if record.get("regime", "aer") not in REGIMES:
+            raise DataError(path, where, f"regime must be one of {', '.join(REGIMES)}, got {record['regime']!r}")
+        if (record["kind"] == "probabilities" and record.get("regime", "aer") == "aer" and not fallback
+                and not record.get("spread", 0) > 0):
             raise DataError(path, where, "a reader of probabilities needs a positive spread")
         if not record.get("spread", MIN_SPREAD) >= MIN_SPREAD:
             raise DataError(path, where, f"spread must be at least {MIN_SPREAD} (the fit's floor), got {record['spread']!r}")
@@ -416,3 +448,25 @@ def fit_all_with_gold(readers: Sequence[ReaderJudgements], gold: Mapping[Key, bo
     cals = [fit_with_gold(r, gold, prior, settled, scale, method) for r in readers]
     discounts = _discounts(readers, cals, {k: float(v) for k, v in gold.items()})
     return tuple(replace(c, discount=d) for c, d in zip(cals, discounts))
+
+
+def estimate_user_trust(reader: ReaderJudgements, prior: Mapping[Key, float], settled: Mapping[Key, bool],
+                        trust: UserTrust = UserTrust()) -> ReaderCalibration:
+    """The regime "none": the reader's error rate from its disagreement with the structure model and the rules
+    (UserTrust), as a calibration whose sensitivity and specificity are 1 - e."""
+    keys = sorted(k for k in prior if k in reader.judgements)
+    if not keys:
+        return ReaderCalibration(reader.reader, kind_of(reader), "no option judged", 0, scale=0.0, fallback=True,
+                                 regime="none")
+    p = _sigmoid(np.array([logit(prior[k], 1e-4) for k in keys]) / trust.temperature)
+    e_s = np.where([k in settled for k in keys], 0.0, np.minimum(p, 1 - p))
+    says = np.array([settled.get(k, prior[k] > 0.5) for k in keys], dtype=float)
+    votes = np.array([vote(reader.judgements[k]) for k in keys])
+    disagree = says * (1 - votes) + (1 - says) * votes
+    w = 1 - 2 * e_s
+    error = float(np.sum((disagree - e_s) * w) / max(np.sum(w * w), 1e-9))
+    error = min(max(trust.gain * error, trust.floor), 0.5 - 1e-4)
+    return ReaderCalibration(reader.reader, kind_of(reader), "no gold: agreement with the structure model and the "
+                             "rules, where they are confident", len(keys), logit(1 - error, 1e-4), logit(error, 1e-4),
+                             dependence=0.0, sensitivity=round(1 - error, 4), specificity=round(1 - error, 4),
+                             scale=trust.scale, regime="none")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import warnings
@@ -9,11 +10,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import urlparse
 
-from ..data import DataError, Topic, load_data
+from ..data import DataError, Topic
 from .base import ReaderJudgements, check_reader_names
 from .crossencoder import CrossEncoderReader
-from .llm import LLMReader
+from .llm import EndpointError, LLMReader
 from .scores import load_reader_files, spec_name
+
+log = logging.getLogger(__name__)
 
 def hub_unreachable(timeout: float = 5.0) -> str | None:
     """Why the Hugging Face hub cannot be reached (offline mode, or no connection to its host within `timeout`
@@ -65,26 +68,35 @@ def crossencoder_reader(model: str, weight: int = 100, cache_dir: Path | None = 
         raise OSError(f"{model}: cannot load the model ({type(err).__name__}{': ' if problem else ''}{problem})") from None
 
 
-def load_readers(data: str | os.PathLike, split: str | None, topics: list[Topic], *, scores: Iterable[str | os.PathLike] = (),
+def load_readers(topics: list[Topic], *, scores: Iterable[str | os.PathLike] = (),
                  crossencoder: str | None = None, llm_url: str | None = None, llm_model: str = "default",
-                 llm_key_env: str = "OPENAI_API_KEY", llm_concurrency: int = 4, llm_response_format: str = "json_schema",
-                 weight: int = 100, cache_dir: Path | None = None,
-                 progress: bool = True) -> tuple[ReaderJudgements, ...]:
-    """The judgements of a run's readers: the `scores` files (their ids checked against every question of the
-    split `data`/`split`), the `crossencoder` model and the LLM at `llm_url` (both run over `topics`, their
-    judgements cached under `cache_dir` unless it is None), each scaled by `weight` percent in the fusion."""
+                 llm_key_env: str = "OPENAI_API_KEY", llm_concurrency: int = 4, llm_response_format: str | None = None,
+                 weight: int = 100, cache_dir: Path | None = None, progress: bool = True,
+                 keep_going: bool = False) -> tuple[ReaderJudgements, ...]:
+    """The judgements of a run's readers: the `scores` files (their ids matched with the questions of
+    `topics`), the `crossencoder` model and the LLM at `llm_url` (both run over `topics`, their judgements
+    cached under `cache_dir` unless it is None), each scaled by `weight` percent in the fusion. An LLM that
+    gives no verdict at all is an EndpointError (with `keep_going`, a warning and no reader)."""
     readers = []
     scores = list(scores)
     # a score file may bear a name that the other readers take: fusion would count them as one
     check_reader_names(sorted({spec_name(s) for s in scores}) + ["crossencoder"] * bool(crossencoder)
                        + [LLMReader.name_of(llm_model)] * bool(llm_url))
     if scores:
-        questions = {q.qid: q for topic in load_data(data, split) for q in topic.questions}
-        readers += load_reader_files(scores, questions, weight, {q.qid for t in topics for q in t.questions})
+        questions = {q.qid: q for topic in topics for q in topic.questions}
+        readers += load_reader_files(scores, questions, weight)
     if crossencoder:
         readers.append(crossencoder_reader(crossencoder, weight, cache_dir).judge(topics, progress=progress))
     if llm_url:
         llm = LLMReader(llm_url, llm_model, llm_key_env, cache_dir, llm_concurrency, weight=weight,
                         response_format=llm_response_format)
-        readers.append(llm.judge(topics, progress=progress))
+        judged = llm.judge(topics, progress=progress)
+        if judged.judgements:
+            readers.append(judged)
+        else:
+            line = (f"reader {judged.reader}: verdicts on 0 of {sum(len(t.questions) for t in topics)} questions "
+                    "(malformed replies)")
+            if not keep_going:
+                raise EndpointError(f"{line}; --keep-going answers without it")
+            log.warning("%s; answered without it", line)
     return tuple(readers)

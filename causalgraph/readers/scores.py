@@ -16,6 +16,7 @@ from ..data.records import parse_id, shown
 from .base import Judgement, ReaderJudgements
 
 log = logging.getLogger(__name__)
+MOST_UNKNOWN = 3  # unknown ids named in the warning
 
 
 class ReaderSpec(NamedTuple):
@@ -72,24 +73,26 @@ def load_reader_files(files: Iterable[str | os.PathLike], questions: dict[str, Q
 def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], weight: int = 100,
                        name: str | None = None, answered: Iterable[str] | None = None) -> ReaderJudgements:
     """A reader from a file of answers or probabilities, named `name` (default: a ReaderSpec's name, or the
-    path as given). DataError (file and line) for an id that is not one of `questions`, a label outside A-D,
-    a probability outside [0, 1] or a line with neither field or both; questions the file leaves out (or give it
+    path as given). DataError (file and line) for a label outside A-D, a probability outside [0, 1] or a line
+    with neither field or both, and (the file) when no id is one of `questions`; ids that are not get a
+    one-line warning with their count and the first few (one file may cover other topics too); questions the file leaves out (or give it
     no probability) get no judgement, with one warning that counts those of `answered` (default: all)."""
     if name is None:
         name = spec_name(path)
     path = Path(path)
     judgements: dict[tuple[str, str], Judgement] = {}
     seen: dict[str, int] = {}
+    unknown: list[str] = []  # ids of no question answered: read (and checked) as any, then left out
     for lineno, obj in read_jsonl(path):
         where = f"line {lineno}"
         if "id" not in obj:
             raise DataError(path, where, "missing field 'id'")
         qid = parse_id(obj["id"], path, where)
-        if qid not in questions:
-            raise DataError(path, where, f"id {shown(qid)} is not a question of the answered split")
         if qid in seen:
             raise DataError(path, where, f"duplicate id {shown(qid)} (first on line {seen[qid]})")
         seen[qid] = lineno
+        if qid not in questions:
+            unknown.append(qid)
         if "probs" in obj and "answer" in obj:
             raise DataError(path, where, "both 'answer' and 'probs'; give one (a reader of both is two readers, "
                                          "one file each)")
@@ -108,6 +111,13 @@ def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], 
             judgements.update({(qid, label): Judgement(verdict=label in chosen) for label in LABELS})
         else:
             raise DataError(path, where, "expected an 'answer' or a 'probs' field")
+    judgements = {k: j for k, j in judgements.items() if k[0] in questions}
+    if unknown:
+        first = ", ".join(map(shown, unknown[:MOST_UNKNOWN])) + (", ..." if len(unknown) > MOST_UNKNOWN else "")
+        if not judgements:
+            raise DataError(path, None, f"no id matches a question answered ({len(unknown)} ids: {first})")
+        log.warning("%s: %d id%s match no question answered (%s); not read", path, len(unknown),
+                    "s" * (len(unknown) != 1), first)
     answered = set(questions) if answered is None else set(answered)
     missing = len(answered - {qid for qid, _ in judgements})
     if missing:

@@ -8,10 +8,11 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Generator, Mapping
 
-from ..data import Topic
-from ..learn.calibration import calibrate_readers
+from ..data import LABELS, DataError, Topic
+from ..learn.calibration import calibrate_readers, option_evidence
 from ..learn.scorer import edge_scores, reads_documents
-from ..readers.calibration import ReaderCalibration
+from ..readers.base import ReaderJudgements
+from ..readers.calibration import MIN_OPEN, ReaderCalibration, fit_all_with_gold
 from .batch import Analysed, Settings, SolvedTopic, analyse, answer_one, auto_workers, scorer_for, solve_one
 from .parallel import Outcome, map_ordered
 
@@ -64,5 +65,29 @@ def prepare(topics: list[Topic], settings: Settings, weight: int | None = None,
             edges.append(edge_scores(made.analysis.table, scorer))
     without, params = settings.rules()
     analyses = [a.analysis for a in analysed if a is not None]
-    readers = calibrate_readers(settings.readers, analyses, edges, weight, calibrations, without=without, params=params)
+    readers = calibrate_readers(settings.readers, analyses, edges, weight, calibrations, without=without, params=params,
+                                regime=settings.priors)
     return Run(tuple(topics), replace(settings, readers=readers), tuple(analysed))
+
+
+def calibrate_on_own_labels(topics: list[Topic], readers: tuple[ReaderJudgements, ...], settings: Settings,
+                            where: str) -> tuple[ReaderCalibration, ...]:
+    """Each reader fitted on the gold answers of a user's own labelled `topics` (named by `where`), under the
+    shipped scorer and rules of `settings.priors` (no retraining): on the options the rules leave open, as
+    `answer` weighs readers, the regime recorded. DataError when a reader judged fewer than MIN_OPEN labelled
+    open options, too few for an estimate."""
+    scorer = scorer_for(settings.model, settings.priors)[0]
+    analyses = [analyse(topic, settings).analysis for topic in topics]
+    without, params = settings.rules()
+    prior, settled = option_evidence(analyses, [edge_scores(a.table, scorer) for a in analyses], without, params)
+    gold = {(q.qid, label): label in q.gold for t in topics for q in t.questions if q.gold
+            for label in LABELS if label != q.none_label}
+    method = f"gold answers of {where}"
+    fitted = fit_all_with_gold(readers, gold, prior, settled, method=method)
+    for cal in fitted:
+        if cal.fallback:
+            raise DataError(where, None, f"reader {cal.reader}: {cal.options} labelled open options, fewer than "
+                                         f"the {MIN_OPEN} an estimate needs; label more topics, or let `answer` "
+                                         "weigh the reader without gold")
+    return tuple(replace(cal, method=f"{method} ({cal.options} labelled open options)", regime=settings.priors)
+                 for cal in fitted)

@@ -1,0 +1,210 @@
+"""A reader on a user's own topic (issue 42): the default answer, under priors "none", fused with readers of known
+quality on user-style topics (folders of topic folders whose `golden_answer` is the gold), each topic answered
+alone with the reader cut to it (as a user answers their own topic), and the whole set in one run (a folder of
+topics: the reader weighed on every topic's options). The readers:
+- simulated: the gold with a seeded share of the questions corrupted (0%, 25%, 50%, 75%), each by an error real
+  readers make: a label dropped, a background cause or consequence added, a wrong single label, None chosen
+  wrongly or missed (whichever the question allows, chosen at random);
+- real: a reader file of `{"id", "answer"}` lines per set (`--real SET=FILE`).
+For each: the reader alone, causalgraph alone, fused, and how many fused answers differ from the reader's and how
+many of those are right (exact). The trust constants of the "none" regime (readers/calibration.py, UserTrust)
+are chosen on the first set with folds that leave one topic out (GRID; the choice furthest above the better of
+the reader alone and causalgraph alone, on average over the readers and both ways of answering): each held-out
+topic is answered with the constants chosen on the others. The other sets are answered with the shipped ones.
+
+    python benchmarks/user_readers.py --sets ../shared/user-dev ../shared/user-dev-2 \\
+        --real user-dev=../shared/readers-user/llm-blind-user-dev.jsonl \\
+        --real user-dev-2=../shared/readers-user/llm-blind-user-dev-2.jsonl --cache-dir /tmp/readers-cache
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import itertools
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import causalgraph as cg
+from causalgraph.analysis.analyse import analyse_topic
+from causalgraph.analysis.cache import AnalysisCache
+from causalgraph.config import DEFAULT_MODEL
+from causalgraph.data import LABELS, question_score
+from causalgraph.learn.calibration import calibrate_readers, option_evidence
+from causalgraph.learn.scorer import edge_scores, reads_documents
+from causalgraph.readers.base import Judgement, ReaderJudgements
+from causalgraph.readers.calibration import UserTrust
+from causalgraph.run.batch import Settings, answer_topic, scorer_for
+from labelled import run_benchmark
+
+RATES = (0.0, 0.25, 0.5, 0.75)
+SEEDS = (0, 1, 2)
+GRID = [UserTrust(scale, 0.02, temperature, gain)  # the candidates for the regime's constants
+        for scale, temperature, gain in itertools.product((1.0, 1.5, 2.0), (1.0, 1.5, 2.0, 3.0), (1.0, 2.0, 3.0, 4.0))]
+
+
+def corrupted(question, rng: random.Random) -> frozenset[str]:
+    """The question's gold answer with one error that real readers make, chosen at random among those it allows."""
+    gold, none = set(question.gold), question.none_label
+    real = [label for label in LABELS if label != none]
+    wrong = [label for label in real if label not in gold]
+    errors = []
+    if len(gold) > 1:
+        errors.append(lambda: gold - {rng.choice(sorted(gold))})  # a label dropped
+    if wrong and none not in gold:
+        errors.append(lambda: gold | {rng.choice(wrong)})  # a background cause or a consequence added
+    if wrong:
+        errors.append(lambda: {rng.choice(wrong)})  # a wrong single label (None missed, where None is right)
+    if none is not None and none not in gold:
+        errors.append(lambda: {none})  # None chosen wrongly
+    return frozenset(rng.choice(errors)())
+
+
+def simulated_answers(questions, rate: float, seed: int) -> dict[str, frozenset[str]]:
+    """Each question's answer: the gold, with round(rate x questions) of them, drawn by the seed, corrupted."""
+    ordered = sorted(questions, key=lambda q: q.qid)
+    rng = random.Random(f"{seed}-{rate}")
+    bad = set(rng.sample([q.qid for q in ordered], round(rate * len(ordered))))
+    return {q.qid: corrupted(q, random.Random(f"{seed}-{rate}-{q.qid}")) if q.qid in bad else q.gold for q in ordered}
+
+
+def as_reader(name: str, answers: dict[str, frozenset[str]]) -> ReaderJudgements:
+    """Hard answers as a reader's verdicts on every label, as `--reader-scores` reads them."""
+    return ReaderJudgements(name, {(qid, label): Judgement(verdict=label in chosen)
+                                   for qid, chosen in answers.items() for label in LABELS})
+
+
+def read_answers(path: Path) -> dict[str, frozenset[str]]:
+    """A reader file's answers by question id."""
+    answers = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            answers[record["id"]] = frozenset(filter(None, record["answer"].split(",")))
+    return answers
+
+
+class Topics:
+    """A set's topics, analysed (through the cache) and scored once under priors "none"."""
+
+    def __init__(self, root: Path, cache_dir: Path | None):
+        self.settings = Settings(DEFAULT_MODEL.resolve(), priors="none")
+        self.scorer, encoder = scorer_for(self.settings.model, "none")
+        cache = AnalysisCache.open(cache_dir, encoder, reads_documents(self.scorer)) if cache_dir else None
+        self.without, self.params = self.settings.rules()
+        self.analyses, self.edges, self.evidence = [], [], []
+        for folder in sorted(p for p in root.iterdir() if (p / "questions.jsonl").is_file()):
+            for topic in cg.load_topics(folder):
+                analysis = cache.analyse(topic)[0] if cache else analyse_topic(topic, encoder, reads_documents(self.scorer))
+                self.analyses.append(analysis)
+                self.edges.append(edge_scores(analysis.table, self.scorer))
+                self.evidence.append(option_evidence([analysis], [self.edges[-1]], self.without, self.params))
+        self.questions = [q for a in self.analyses for q in a.topic.questions]
+
+    def answer(self, answers: dict[str, frozenset[str]] | None, trust: UserTrust = UserTrust(),
+               together: bool = False) -> list[dict[str, frozenset[str]]]:
+        """Each topic's answers, alone (no reader) or fused with the reader of `answers`, weighed as `answer`
+        weighs it under priors "none" (`trust`: the regime's constants, for choosing them) on the topic alone, cut
+        to it, or on every topic of the set `together` (as in one run over a folder of topics)."""
+        readers: tuple = ()
+        if answers is not None and together:
+            prior = {k: v for p, _ in self.evidence for k, v in p.items()}
+            settled = {k: v for _, s in self.evidence for k, v in s.items()}
+            readers = calibrate_readers((as_reader("reader", answers),), self.analyses, self.edges,
+                                        evidence=(prior, settled), regime="none", trust=trust)
+        out = []
+        for analysis, edges, evidence in zip(self.analyses, self.edges, self.evidence):
+            if answers is not None and not together:
+                qids = {q.qid for q in analysis.topic.questions}
+                reader = as_reader("reader", {k: v for k, v in answers.items() if k in qids})
+                readers = calibrate_readers((reader,), [analysis], [edges], evidence=evidence, without=self.without,
+                                            params=self.params, regime="none", trust=trust)
+            out.append(answer_topic(analysis, self.scorer, self.without, self.params, readers=readers,
+                                    explain=False)[1].answers)
+        return out
+
+
+def scores(topics: Topics, answered: list[dict[str, frozenset[str]]]) -> np.ndarray:
+    """Each topic's summed question scores."""
+    return np.array([sum(question_score(frozenset(a[q.qid]), q.gold) for q in t.topic.questions)
+                     for t, a in zip(topics.analyses, answered)])
+
+
+def readers_of(topics: Topics, root: Path, real: dict[str, str]) -> list[tuple[str, list]]:
+    """The readers of a set: (name, its answers under each seed)."""
+    readers = [(f"simulated, {rate:.0%} corrupted", [simulated_answers(topics.questions, rate, s) for s in SEEDS])
+               for rate in RATES]
+    if root.name in real:
+        readers.append((f"real: {Path(real[root.name]).name}", [read_answers(Path(real[root.name]))]))
+    return readers
+
+
+def fused(topics: Topics, runs: list, trust: UserTrust, together: bool) -> np.ndarray:
+    """Per topic, the mean over the runs of (summed fused scores, answers differing from the reader's, those of
+    them that are right): an array (topics, 3)."""
+    out = np.zeros((len(topics.analyses), 3))
+    for answers in runs:
+        for i, (analysis, got) in enumerate(zip(topics.analyses, topics.answer(answers, trust, together))):
+            for q in analysis.topic.questions:
+                labels = frozenset(got[q.qid])
+                out[i] += (question_score(labels, q.gold), labels != answers[q.qid],
+                           labels != answers[q.qid] and labels == q.gold)
+    return out / len(runs)
+
+
+def choose(tables: dict[UserTrust, np.ndarray], better: np.ndarray, topics: np.ndarray) -> UserTrust:
+    """The trust whose fused score is furthest above the better of the reader alone and causalgraph alone on
+    `topics` (summed scores; `better` per reader and topic, tables per mode, reader and topic), on average over
+    the modes and readers."""
+    return max(tables, key=lambda t: (np.sum(tables[t][..., topics, 0], axis=-1)
+                                      - np.sum(better[:, topics], axis=1)).mean())
+
+
+MODES = {False: "each topic alone", True: "the set in one run"}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", nargs="+", type=Path, required=True,
+                        help="folders of user-style topic folders; the trust is chosen on the first (with folds that "
+                             "leave one topic out), the others are answered with the shipped trust")
+    parser.add_argument("--real", action="append", default=[], metavar="SET=FILE", help="a real reader's answers")
+    parser.add_argument("--cache-dir", type=Path, help="the analysis cache")
+    args = parser.parse_args()
+    real = dict(spec.split("=", 1) for spec in args.real)
+    print("| set | reader | reader alone | causalgraph alone | fused, each topic alone | fused, the set in one run | "
+          "fused answers differing from the reader's (right), alone / in one run |")
+    print("|---|---|---|---|---|---|---|")
+    for n, root in enumerate(args.sets):
+        topics = Topics(root, args.cache_dir)
+        count = np.array([len(a.topic.questions) for a in topics.analyses]).sum()
+        alone = scores(topics, topics.answer(None))
+        readers = readers_of(topics, root, real)
+        own = np.array([np.mean([scores(topics, [a] * len(topics.analyses)) for a in runs], axis=0)
+                        for _, runs in readers])
+        if n == 0:  # leave one topic out: each held-out topic answered with the trust chosen on the others
+            tables = {t: np.array([[fused(topics, runs, t, mode) for _, runs in readers] for mode in MODES])
+                      for t in GRID}
+            better, everything = np.maximum(own, alone), np.arange(len(alone))
+            picks = [choose(tables, better, np.delete(everything, i)) for i in everything]
+            result = np.stack([tables[t][:, :, i] for i, t in enumerate(picks)], axis=2)
+            label = f"{root.name} (leave one topic out)"
+            print(f"chosen on all of {root.name}: {choose(tables, better, everything)}; in the folds: "
+                  f"{', '.join(f'{t} ({picks.count(t)})' for t in sorted(set(picks), key=picks.index))}",
+                  file=sys.stderr)
+        else:
+            result = np.array([[fused(topics, runs, UserTrust(), mode) for _, runs in readers] for mode in MODES])
+            label = root.name
+        for r, (name, _) in enumerate(readers):
+            each, pooled = result[0, r].sum(axis=0), result[1, r].sum(axis=0)
+            print(f"| {label} | {name} | {own[r].sum() / count:.3f} | {alone.sum() / count:.3f} | "
+                  f"{each[0] / count:.3f} | {pooled[0] / count:.3f} | {each[1]:.1f} ({each[2]:.1f}) / "
+                  f"{pooled[1]:.1f} ({pooled[2]:.1f}) |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    run_benchmark(main)
