@@ -123,7 +123,7 @@ def summary(answers: list[TopicAnswer], topics: int, seconds: float,
     analysis, *rest = total(STAGES)
     judging, weighing, fresh = readers or (0.0, 0.0, 0)
     weighed = [f"readers {judging:.1f} s", f"weighing them {weighing:.1f} s ({plural(fresh, 'analysis', 'analyses')} "
-               "made for it, and kept for the answers)"] if readers else []
+               "made for it)"] if readers else []
     stages = ", ".join([*weighed, f"{analysis} ({', '.join(total(ANALYSIS_STAGES))})", *rest])
     cached = sum(a.cached for a in answers)
     return (
