@@ -111,10 +111,11 @@ def test_each_document_is_read_once_whatever_topic_holds_it(tmp_path, monkeypatc
     read = []
 
     def fake_read(documents):
-        read.extend(d.doc_id for d in documents)
-        return [DocumentReading((), ()) for _ in documents]
+        for d in documents:
+            read.append(d.doc_id)
+            yield DocumentReading((), ())
 
-    monkeypatch.setattr(cache, "read_documents", fake_read)
+    monkeypatch.setattr(cache, "iter_readings", fake_read)
     store = AnalysisCache.open(tmp_path, "hub/name")
     one, two = Document("d1", "Report", "Rain fell."), Document("d2", "Report", "The dam failed.")
     assert len(store.read([one, two])) == 2 and read == ["d1", "d2"]

@@ -48,29 +48,16 @@ def free_port() -> int:
 
 
 def stub(replies: list):
-    """A loopback chat-completions server that answers with `replies` in turn (an int is an HTTP status)."""
-    calls = []
+    """A loopback chat-completions server that answers with `replies` in turn, the last repeated (an int is an
+    HTTP status with no body)."""
+    answered = []
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            calls.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-            reply = replies[min(len(calls), len(replies)) - 1]
-            if isinstance(reply, int):
-                self.send_response(reply)
-                self.end_headers()
-                return
-            body = json.dumps({"choices": [{"message": {"content": reply}}]}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            self.wfile.write(body)
+    def reply(request):
+        answered.append(request)
+        given = replies[min(len(answered), len(replies)) - 1]
+        return (given, None) if isinstance(given, int) else (200, given)
 
-        def log_message(self, *args):
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_port}/v1", calls
+    return by_request(reply)
 
 
 def test_malformed_replies_are_retried_then_recorded_as_no_verdict(tmp_path, caplog):
@@ -249,13 +236,18 @@ def test_llm_reader_on_the_demo_against_a_real_local_server(llama_server, tmp_pa
 
 
 def by_request(reply):
-    """A loopback chat-completions server whose reply to each request is `reply(request)`: (status, content)."""
+    """A loopback chat-completions server whose reply to each request is `reply(request)`: (status, content),
+    content None for a status with no body."""
     calls = []
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
             calls.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
             status, content = reply(calls[-1])
+            if content is None:
+                self.send_response(status)
+                self.end_headers()
+                return
             body = json.dumps({"choices": [{"message": {"content": content}}]}).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")

@@ -88,7 +88,7 @@ def test_sizes_rejects_bad_sizes_and_unknown_reader_ids(labelled, tmp_path, caps
     reader.write_text(json.dumps({"id": "nope-1", "answer": "A"}) + "\n")
     assert sizes.main(["--data", labelled, "--folds", "3", "--reader-scores", str(reader)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "r.jsonl" in err and "line 1" in err and len(err.splitlines()) == 1
+    assert err.startswith("error: ") and "r.jsonl" in err and "no id matches" in err and len(err.splitlines()) == 1
 
 
 def test_thin_topics_name_small_topics_without_a_reader(labelled):
