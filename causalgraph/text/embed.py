@@ -1,4 +1,5 @@
-"""Sentence embeddings from a sentence-transformers model given by local path or hub name."""
+"""Sentence embeddings: a transformer (local path or hub name; the shipped MiniLM run with transformers alone),
+or a static model2vec table."""
 
 from __future__ import annotations
 
