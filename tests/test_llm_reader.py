@@ -190,6 +190,17 @@ def test_the_first_failure_stops_the_requests_not_yet_sent(demo_dir):
     assert len(server.calls) <= 2  # of the demo's 8 questions
 
 
+def wait_for(url: str) -> None:
+    """Wait until the OpenAI-compatible server at `url` lists its models (60 s at most)."""
+    for _ in range(120):
+        try:
+            urllib.request.urlopen(f"{url}/models", timeout=2)
+            return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail("the llama.cpp server did not start in 60 s")
+
+
 @pytest.fixture(scope="module")
 def llama_server():
     """llama.cpp's OpenAI-compatible server on loopback with SmolLM2-135M-Instruct (skipped when not installed)."""
@@ -202,14 +213,7 @@ def llama_server():
                                "--port", str(port), "--n_ctx", "4096"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/v1"
     try:
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(f"{url}/models", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("the llama.cpp server did not start in 60 s")
+        wait_for(url)
         yield url
     finally:
         server.terminate()
@@ -319,14 +323,7 @@ def test_the_readme_recipe_gives_verdicts(tmp_path):
     server = subprocess.Popen(as_here(serve).rstrip("& "), shell=True, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("the llama.cpp server did not start in 60 s")
+        wait_for(f"http://127.0.0.1:{port}/v1")
         shown = subprocess.run(as_here(ask), shell=True, capture_output=True, text=True, timeout=600,
                                env={**os.environ, "CAUSALGRAPH_CACHE": str(tmp_path / "cache")})
     finally:
