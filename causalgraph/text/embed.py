@@ -87,8 +87,9 @@ def mean_pooled_length(path: str) -> int | None:
     sentence-transformers; None for any other folder or name."""
     folder = Path(path)
     try:
-        modules = [m["type"].rsplit(".", 1)[-1] for m in json.loads((folder / "modules.json").read_text())]
-        pooling = json.loads((folder / json.loads((folder / "modules.json").read_text())[1]["path"] / "config.json").read_text())
+        listed = json.loads((folder / "modules.json").read_text())
+        modules = [m["type"].rsplit(".", 1)[-1] for m in listed]
+        pooling = json.loads((folder / listed[1]["path"] / "config.json").read_text())
         config = json.loads((folder / "sentence_bert_config.json").read_text())
     except (OSError, ValueError, LookupError, TypeError, AttributeError):
         return None
@@ -97,6 +98,16 @@ def mean_pooled_length(path: str) -> int | None:
         return None
     length = config.get("max_seq_length")
     return length if isinstance(length, int) and length > 0 else None
+
+
+def int8(model):
+    """The model with its linear layers run in int8 (PyTorch's dynamic quantization, per-channel weights)."""
+    import torch
+    from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
+
+    with warnings.catch_warnings():  # the eager-mode API's notice that torchao succeeds it
+        warnings.simplefilter("ignore")
+        return quantize_dynamic(model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
 
 
 class MeanPooledEncoder:
@@ -112,11 +123,7 @@ class MeanPooledEncoder:
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         self.model = AutoModel.from_pretrained(path).eval()
         if quantized:
-            from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
-
-            with warnings.catch_warnings():  # the eager-mode API's notice that torchao succeeds it
-                warnings.simplefilter("ignore")
-                self.model = quantize_dynamic(self.model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
+            self.model = int8(self.model)
         self.dim = int(self.model.config.hidden_size)
 
     def size(self) -> int:
@@ -143,16 +150,11 @@ class SentenceTransformerEncoder:
     """Any other sentence-transformers model (a hub name, or a folder of another layout)."""
 
     def __init__(self, path: str, quantized: bool):
-        import torch
         from sentence_transformers import SentenceTransformer
 
         self.model = SentenceTransformer(path, device="cpu")
         if quantized:
-            from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                self.model = quantize_dynamic(self.model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
+            self.model = int8(self.model)
         dim = self.model.get_embedding_dimension()
         if dim is None:
             raise ValueError(f"{path}: the model states no embedding dimension")
