@@ -366,7 +366,7 @@ def _document_reading(document: Document, docs) -> DocumentReading:
     anchor, previous = anchor_date(document.date, [d for d in stated if d]), None
     sentences: list[Sentence] = []
     cues: list[CueMatch] = []
-    sentence_of: dict[tuple[int, int], int] = {}  # (piece, first token) -> sentence
+    sentence_of: list[dict[int, int]] = [{} for _ in docs]  # per piece: a kept sentence's first token -> sentence
     piece_of = [i for i, doc in enumerate(docs) for _ in doc.sents]
     for span, date, piece in zip(spans, stated, piece_of):
         text = _clean(span.text)
@@ -375,11 +375,10 @@ def _document_reading(document: Document, docs) -> DocumentReading:
         if len(text.split()) < 3:
             continue
         position = len(sentences)
-        sentence_of[(piece, span.start)] = position
+        sentence_of[piece][span.start] = position
         sentences.append(Sentence(0, position, text, date, relative, position))
         cues += cue_matches(span, position)
-    for i, doc in enumerate(docs):
-        starts = {start: s for (piece, start), s in sentence_of.items() if piece == i}
+    for doc, starts in zip(docs, sentence_of):
         cues += dependency_cues(doc, starts)
     return DocumentReading(tuple(sentences), tuple(cues))
 
