@@ -55,12 +55,17 @@ def held_out(train: list, test: list, features: tuple[str, ...]) -> list[dict]:
     return [edge_scores(a.table, scorer) for a in test]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def sets_parser(doc: str) -> argparse.ArgumentParser:
+    """The options of a benchmark over user-style sets: the tuning sets, the validation set and the cache."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tune", nargs="+", type=Path, default=[SHARED / "user-train", SHARED / "user-dev"])
     parser.add_argument("--validate", type=Path, default=SHARED / "user-dev-2")
     parser.add_argument("--cache-dir", help="the analysis cache (default: none)")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> int:
+    args = sets_parser(__doc__).parse_args()
     sets = analyses([*args.tune, args.validate], args.cache_dir)
     shipped = scorer_for(Path(DEFAULT_MODEL).resolve(), "none")[0]
     features = tuple(f for f in shipped.features if f != "cause_is_target")

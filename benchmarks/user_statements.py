@@ -20,7 +20,6 @@ set's held-out answers (as benchmarks/user_scorer.py does).
 
 from __future__ import annotations
 
-import argparse
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +37,7 @@ from causalgraph.learn.scorer import EdgeScorer
 from causalgraph.run.batch import scorer_for
 from causalgraph.text.extract import TopicExtraction
 from labelled import print_table, run_benchmark
-from user_scorer import BIASES, SHARED, analyses, score
+from user_scorer import BIASES, analyses, score, sets_parser
 from user_topics import topic_folders
 
 # Connectives -> (kind, direction). "forward": the cause is told before the connective, the effect after it
@@ -234,11 +233,7 @@ def held_out(frames: list[pd.DataFrame], gold: list[np.ndarray], train: list[int
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tune", nargs="+", type=Path, default=[SHARED / "user-train", SHARED / "user-dev"])
-    parser.add_argument("--validate", type=Path, default=SHARED / "user-dev-2")
-    parser.add_argument("--cache-dir", help="the analysis cache (default: none)")
-    args = parser.parse_args()
+    args = sets_parser(__doc__).parse_args()
     roots = [*args.tune, args.validate]
     sets = analyses(roots, args.cache_dir)
     shipped, encoder = scorer_for(Path(DEFAULT_MODEL).resolve(), "none")

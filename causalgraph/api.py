@@ -27,8 +27,9 @@ from .readers.base import ReaderJudgements, check_reader_names
 from .readers.calibration import ReaderCalibration
 from .reason.solve import PRIORS, SWITCHABLE, SolverParams
 from .run.advice import thin_topics
-from .run.batch import Answer, Settings, priors_for, scorer_for
-from .run.checks import checked_document_chars, checked_reader_weight, checked_topic_ids, checked_topics, checked_workers
+from .run.batch import Answer, Settings, scorer_for
+from .run.checks import (checked_document_chars, checked_reader_weight, checked_topic_ids, checked_topics, checked_workers,
+                         priors_for)
 from .run.pipeline import Run, prepare
 
 

@@ -10,25 +10,25 @@ import time
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
-from ..analysis.analyse import ANALYSIS_STAGES
-from ..api import Reasoner
 from ..config import DEFAULT_MODEL, DEMO_DATA, default_cache_dir
 from ..data import SPLITS, Topic, input_files, load_data, question_score
 from ..data.files import write_files
 from ..data.records import escaped
-from ..reason.solve import SWITCHABLE, SolverParams
-from ..reason.explain import answer_flags, evidence_line, judged_words, reader_adds, reliability
-from ..run.batch import PARALLEL_CHARS, STAGES, Answer, TopicAnswer
+from ..reason.groups import SWITCHABLE
 from ..run.output import check_outputs, jsonl
-from ..run.parallel import SCHEDULERS, DaskUnavailable, Outcome
-from ..run.pipeline import Run
+from ..run.parallel import PARALLEL_CHARS, SCHEDULERS, DaskUnavailable, Outcome
 from .common import (BUG_EXIT, ENVIRONMENT_ERRORS, USER_ERRORS, add_document_chars_option, add_priors_option,
                      add_reader_options, check_reader_options, command_parser, error_line, is_bug, load_readers,
                      log_warnings, parse_groups, parse_topics, plural, positive, reader_inputs, resolved_priors,
                      run_command, weight)
+
+if TYPE_CHECKING:  # the solver, the models and what they answer load only once the options are read
+    from ..run.batch import Answer, TopicAnswer
+    from ..run.pipeline import Run
 
 
 def workers_option(text: str) -> int | str:
@@ -118,6 +118,9 @@ def summary(answers: list[TopicAnswer], topics: int, seconds: float,
     """The run's line: questions and topics answered, the seconds in all and of each stage, and where there are
     readers (`readers`: the seconds of their judging and of their weighing, and the analyses made while they
     were weighed) those too; the analyses read from the cache that this run did not make."""
+    from ..analysis.analyse import ANALYSIS_STAGES
+    from ..run.batch import STAGES
+
     questions = sum(len(a.answers) for a in answers)
     total = lambda names: [f"{stage} {sum(a.seconds[stage] for a in answers):.1f} s" for stage in names]
     analysis, *rest = total(STAGES)
@@ -134,6 +137,8 @@ def summary(answers: list[TopicAnswer], topics: int, seconds: float,
 
 def reader_words(reader: dict) -> str:
     """A reader's judgement of an option (its explanation record) and what it adds to choosing the option."""
+    from ..reason.explain import judged_words, reader_adds
+
     return f"{reader['reader']} {judged_words(reader)} ({reader_adds(reader):+d})"
 
 
@@ -142,6 +147,8 @@ def readable_report(topics: list[Topic], answers: list[Answer]) -> str:
     the edge scorer's probability, a sentence on what decided each and the readers' judgements, the answer
     (marked where it is a forced guess, with its confidence) and, where the gold answer is known, the gold
     answer and the official score."""
+    from ..reason.explain import answer_flags, evidence_line
+
     questions = {q.qid: q for t in topics for q in t.questions}
     titles = {t.topic_id: f"Topic {t.topic_id}{': ' + t.title if t.title else ''} ({plural(len(t.documents), 'document')})"
               for t in topics}
@@ -193,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
                                 [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)],
                                 {"--cache-dir": None if args.no_cache else args.cache_dir})
         topics = load_data(data, split, args.topics, args.max_document_chars)
+        from ..api import Reasoner
+        from ..reason.solve import SolverParams
+
         # what decided each option is solved for only where it is shown: --explain, or the printed answers
         explain = args.demo or args.out is None or args.explain is not None
         reasoner = Reasoner.load(args.model, args.without, SolverParams(bias=args.bias, none_prior=args.none_prior),
@@ -234,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.demo or args.out is None:
         print(readable_report(topics, answered))
     if not args.demo:
+        from ..reason.explain import reliability
+
         fresh = sum(a is not None and not a.cached for a in run.analysed)
         timed = (judging, weighing, fresh) if any((args.reader_scores, args.crossencoder, args.llm_url)) else None
         print(summary(answers, len(topics), time.perf_counter() - start, timed), file=sys.stderr)

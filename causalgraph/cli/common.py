@@ -24,9 +24,8 @@ from ..readers.base import ReaderJudgements
 from ..readers.llm import RESPONSE_FORMATS, EndpointError
 from ..readers.load import load_readers as read_readers
 from ..readers.scores import parse_reader_spec
-from ..reason.solve import PRIORS, SWITCHABLE
-from ..run.batch import priors_for
-from ..run.checks import reader_weight_problem, weight_problem
+from ..reason.groups import PRIORS, SWITCHABLE
+from ..run.checks import priors_for, reader_weight_problem, weight_problem
 from ..run.output import OutputError
 from ..run.parallel import DaskUnavailable, WorkerDied
 

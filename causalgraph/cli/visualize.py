@@ -11,26 +11,30 @@ import logging
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
-from ..api import Reasoner
 from ..config import DEFAULT_MODEL, DEMO_DATA
 from ..data import SPLITS, DataError, Topic, input_files, load_data
-from ..reason.solve import SWITCHABLE
+from ..reason.groups import SWITCHABLE
 from ..run.output import check_outputs
-from ..view.page import render_topic
 from .common import (ENVIRONMENT_ERRORS, USER_ERRORS, add_document_chars_option, add_priors_option, add_reader_options,
                      at_least, check_reader_options, command_parser, error_line, load_readers, log_warnings, parse_groups,
                      plural, reader_inputs, resolved_priors, run_command)
 
 log = logging.getLogger(__name__)
 
+if TYPE_CHECKING:  # the solver and the models load only once the options are read
+    from ..api import Reasoner
+
 
 def visualize_topic(reasoner: Reasoner, topic: Topic, path: str | Path, progress: bool = False) -> Path:
     """Analyse the topic once (its documents read where the scorer uses them, as the shipped one does: the page
     shows their evidence), weigh the reasoner's readers on it (without gold unless the reasoner has
     calibrations), score and solve it, then write its page; with `progress`, a bar of the two steps on stderr."""
+    from ..view.page import render_topic
+
     with tqdm(total=2, desc="analysing, scoring and solving", unit="step", disable=not progress, file=sys.stderr) as bar:
         solved = reasoner.run([topic]).solve()
         bar.update()
@@ -101,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
                                         f"({', '.join(str(t.topic_id) for t in topics[:10])}{', ...' if len(topics) > 10 else ''})")
         out = args.out or Path(f"topic{topics[0].topic_id}.html")
         check_outputs({"--out": out}, [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
+        from ..api import Reasoner
+
         reasoner = Reasoner.load(args.model, args.without, reader_weight=args.reader_weight,
                                  reader_calibration=args.reader_calibration, priors=resolved_priors(args, topics))
         readers = load_readers(args, topics)

@@ -18,6 +18,7 @@ from ..learn.scorer import Scorer, edge_scores, evidence_effects, load_scorer, r
 from ..readers.base import ReaderJudgements
 from ..reason.explain import evidence_record, explain_question, reason_line
 from ..reason.solve import PRIORS, Solution, SolverParams, solve_analysis
+from .parallel import PARALLEL_CHARS
 
 STAGES = ("analysis", "scoring", "solving")  # and the analysis by ANALYSIS_STAGES where it was computed
 MAX_TIME_LIMIT = 1e6  # seconds of solving per topic that --time-limit takes (as every positive option)
@@ -51,16 +52,6 @@ class Settings:
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))
                                   or not 0 < limit <= MAX_TIME_LIMIT):
             raise ValueError(f"time-limit must be a number of seconds above 0 and at most {MAX_TIME_LIMIT:g}, got {limit!r}")
-
-
-def priors_for(topics: Iterable[Topic]) -> str:
-    """The priors setting that the topics were built for: "aer" for topics of AER data, "none" for a user's own
-    (Topic.aer); ValueError for a mix of the two, whose answers would need both."""
-    kinds = {topic.aer for topic in topics}
-    if len(kinds) > 1:
-        raise ValueError("topics of AER data and your own topics together: the benchmark's construction priors hold "
-                         "for the first only; answer them apart, or choose priors='aer' or 'none'")
-    return "aer" if kinds == {True} else "none"
 
 
 @dataclass(frozen=True)
@@ -179,9 +170,6 @@ def pair_evidence(analysis: TopicAnalysis, scorer: Scorer,
     return {p: evidence_record(effects[p], sources.get(p, ()), analysis.extraction) for p in analysis.table.pairs}
 
 
-# Characters of unread documents from which a run is worth two worker processes: each loads spaCy and the encoder
-# (about 8 s), and reading runs at about 20,000 characters a second on one core (BENCHMARKS.md, "Speed").
-PARALLEL_CHARS = 200_000
 
 
 def auto_workers(topics: list[Topic], cache: AnalysisCache | None, documents: bool, cpus: int | None = None) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..data import LABELS, Question, Topic
-from ..reason.solve import MAX_CONSTANT
+from ..reason.groups import MAX_CONSTANT
 
 MAX_WORKERS = 1_000_000  # processes, as --workers takes (every positive option is at most 1e6)
 
@@ -91,3 +91,13 @@ def checked_document_chars(value: object) -> int:
     if chars < 1:
         raise ValueError(f"max_document_chars must be 1 or more, got {chars}")
     return chars
+
+
+def priors_for(topics: Iterable[Topic]) -> str:
+    """The priors setting that the topics were built for: "aer" for topics of AER data, "none" for a user's own
+    (Topic.aer); ValueError for a mix of the two, whose answers would need both."""
+    kinds = {topic.aer for topic in topics}
+    if len(kinds) > 1:
+        raise ValueError("topics of AER data and your own topics together: the benchmark's construction priors hold "
+                         "for the first only; answer them apart, or choose priors='aer' or 'none'")
+    return "aer" if kinds == {True} else "none"

@@ -1,0 +1,37 @@
+"""The commands read their options, and refuse bad input, before loading the solver and the models: `--help` and
+an input error come back without importing scikit-learn, clingo, spaCy or torch (seconds at every start)."""
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("sklearn", "clingo", "spacy", "torch", "transformers", "pandas")
+PROBE = """
+import sys
+from causalgraph.cli.{command} import main
+try:
+    code = main({argv!r})
+except SystemExit as exit:
+    code = exit.code
+print(code, *sorted(m for m in {heavy!r} if m in sys.modules))
+"""
+
+
+def loaded_after(command: str, argv: list[str]) -> tuple[str, list[str]]:
+    """The exit code of the command on `argv` in a fresh interpreter, and which heavy modules it had imported."""
+    probe = PROBE.format(command=command, argv=argv, heavy=HEAVY)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    code, *modules = out.split("\n")[-2].split()
+    return code, modules
+
+
+@pytest.mark.parametrize("command", ["answer", "visualize", "evaluate"])
+def test_help_loads_no_model_or_solver(command):
+    assert loaded_after(command, ["--help"]) == ("0", [])
+
+
+@pytest.mark.parametrize("command", ["answer", "visualize"])
+def test_a_missing_data_folder_is_refused_before_loading_models(command, tmp_path):
+    code, modules = loaded_after(command, ["--data", str(tmp_path / "nowhere")])
+    assert (code, modules) == ("2", [])
