@@ -21,7 +21,8 @@ from causalgraph.analysis.cache import AnalysisCache
 from causalgraph.config import DEFAULT_MODEL
 from causalgraph.data.metric import question_score
 from causalgraph.learn.scorer import EdgeScorer, edge_scores, pair_frame
-from causalgraph.reason.solve import PRIORS, SolverParams, solve_analysis
+from causalgraph.reason.groups import PRIORS
+from causalgraph.reason.solve import SolverParams, solve_analysis
 from causalgraph.run.batch import scorer_for
 from labelled import print_table, run_benchmark
 from user_topics import topic_folders

@@ -25,7 +25,8 @@ from .learn.calibration import load_calibrations, match_calibrations
 from .learn.scorer import Scorer, reads_documents
 from .readers.base import ReaderJudgements, check_reader_names
 from .readers.calibration import ReaderCalibration
-from .reason.solve import PRIORS, SWITCHABLE, SolverParams
+from .reason.groups import PRIORS, SWITCHABLE
+from .reason.solve import SolverParams
 from .run.advice import thin_topics
 from .run.batch import Answer, Settings, scorer_for
 from .run.checks import (checked_document_chars, checked_reader_weight, checked_topic_ids, checked_topics, checked_workers,

@@ -10,7 +10,7 @@ import networkx as nx
 
 import causalgraph
 from causalgraph.config import DEFAULT_MODEL, DEMO_DATA, PACKAGE_DIR, RULES_DIR, TEMPLATES_DIR
-from causalgraph.reason.solve import RULE_GROUPS
+from causalgraph.reason.groups import RULE_GROUPS
 
 
 def module_name(path: Path) -> str:

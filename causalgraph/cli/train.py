@@ -16,7 +16,7 @@ from ..experiments.inputs import describe_shapes, labelled_analyses
 from ..learn.bands import BAND_SIZES, SHIPPED_GROUPS, BlendReport, train_blend
 from ..learn.crossval import SIZE_COPIES, TRAIN_COPIES, TopicShape, bootstrap_interval, FoldResult
 from ..learn.scorer import SizeBlend, dump_scorer
-from ..reason.solve import PRIORS
+from ..reason.groups import PRIORS
 from ..run.output import check_outputs
 from ..data.files import write_files
 from .common import plural, positive, run_command

@@ -7,7 +7,8 @@ from tqdm import tqdm
 
 from ..learn.crossval import FoldResult, bootstrap_interval, held_out_edges, held_out_scores, per_copy
 from ..learn.scorer import Scorer
-from ..reason.solve import SWITCHABLE, SolverParams
+from ..reason.groups import SWITCHABLE
+from ..reason.solve import SolverParams
 
 
 def ablation_rows(analyses, models: list[Scorer], params: SolverParams = SolverParams(), held=None,

@@ -18,7 +18,8 @@ from ..analysis.table import FEATURE_GROUPS
 from ..config import DEFAULT_MODEL
 from ..data import question_score
 from ..graph.features import QUESTION_FEATURES, STRUCTURE_FEATURES
-from ..reason.solve import PRIORS, SolverParams, solve_analysis
+from ..reason.groups import PRIORS
+from ..reason.solve import SolverParams, solve_analysis
 from .crossval import SIZE_COPIES, TopicShape, cut_topic, fit_scorer, fold_scorers, resized_sets, sized_copies
 from .scorer import EdgeScorer, SizeBand, SizeBlend, edge_scores, load_scorer, mix
 

@@ -25,7 +25,7 @@ from clorm import FactBase, control_add_facts
 from ..config import RULES_DIR
 from ..evidence.timeline import Timeline
 from ..readers.base import ReaderJudgements
-from .groups import EXPLAIN_FILES, MAX_CONSTANT, PRIORS, RELAXABLE, RULE_GROUPS, SWITCHABLE
+from .groups import MAX_CONSTANT, RELAXABLE, RULE_GROUPS, SWITCHABLE
 from .facts import Cause, Excluded, Forced, Gain, Guess, NoneGain, PairGain, Select, Why, read_atoms, topic_facts
 
 # Every group behind an external active(G), chosen by assumptions: the switchable and the relaxable ones.
@@ -252,7 +252,7 @@ class TopicProgram:
         self.parts: set[str] = set()
 
     def ground_part(self, name: str) -> None:
-        """Load and ground the program part `name` of EXPLAIN_FILES (once), after the topic's solves."""
+        """Load and ground the program part `name` of groups.EXPLAIN_FILES (once), after the topic's solves."""
         if name not in self.parts:
             self.control.load(str(RULES_DIR / f"{name}.lp"))
             self.control.ground([(name, [])])

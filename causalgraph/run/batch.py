@@ -8,7 +8,6 @@ import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
 
 
 from ..analysis.analyse import ANALYSIS_STAGES, TopicAnalysis, analyse_topic
@@ -17,7 +16,8 @@ from ..data import Topic
 from ..learn.scorer import Scorer, edge_scores, evidence_effects, load_scorer, reads_documents, with_scorer_bias
 from ..readers.base import ReaderJudgements
 from ..reason.explain import evidence_record, explain_question, reason_line
-from ..reason.solve import PRIORS, Solution, SolverParams, solve_analysis
+from ..reason.groups import PRIORS
+from ..reason.solve import Solution, SolverParams, solve_analysis
 from .parallel import PARALLEL_CHARS
 
 STAGES = ("analysis", "scoring", "solving")  # and the analysis by ANALYSIS_STAGES where it was computed
