@@ -1,9 +1,11 @@
-"""Does an evidence scorer trained on user-style topics answer them better than the shipped one (trained on the
-AER topics)? Folds leave one topic out over the tuning sets (default ../shared/user-train and ../shared/user-dev);
-the validation set (default ../shared/user-dev-2) is scored by a scorer fitted on all tuning topics and never
-tunes anything. The precision bias is chosen on the held-out answers of the first tuning set only (user-train),
-so the second (user-dev) is scored at a bias it did not choose. Reports the option AUC (every candidate pair's
-held-out probability against its gold) and the AER score of the solved answers under priors none.
+"""The scorer of a user's own topics (`--priors none`), trained on user-style topics, without and with the directed
+statements (causalgraph/evidence/statements.py): how often each statement is read for gold pairs and for the
+others; then, per set, the option AUC (every candidate pair's held-out probability against its gold), the AER
+score of the answers solved under priors none, and their shapes. Folds leave one topic out over the tuning sets
+(default ../shared/user-train and ../shared/user-dev); the validation set (default ../shared/user-dev-2) is scored
+by a scorer fitted on all tuning topics and never tunes anything. The precision bias is chosen on the held-out
+answers of the first tuning set only (user-train), so the second (user-dev) is scored at a bias it did not choose.
+The features are the shipped user-topic scorer's (learn/user.py).
 
     python benchmarks/user_scorer.py --cache-dir /tmp/user-cache
 """
@@ -14,21 +16,24 @@ import argparse
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from sklearn.metrics import roc_auc_score
 
 import causalgraph as cg
 from causalgraph.analysis.cache import AnalysisCache
+from causalgraph.analysis.table import FEATURE_GROUPS
 from causalgraph.config import DEFAULT_MODEL
 from causalgraph.data.metric import question_score
-from causalgraph.learn.scorer import EdgeScorer, edge_scores, pair_frame
+from causalgraph.evidence.statements import STATEMENT_FEATURES
+from causalgraph.learn.scorer import EdgeScorer
+from causalgraph.learn.user import BIASES, USER_PARAMS, user_features
 from causalgraph.reason.groups import PRIORS
 from causalgraph.reason.solve import SolverParams, solve_analysis
 from causalgraph.run.batch import scorer_for
 from labelled import print_table, run_benchmark
-from user_topics import topic_folders
+from user_topics import blank_counts, shape_cells, tally, topic_folders
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
-BIASES = range(-100, 301, 25)  # precision biases tried (log-odds x 100)
 
 
 def analyses(roots: list[Path], cache_dir: str | None) -> dict[str, list]:
@@ -49,13 +54,6 @@ def score(analysis, probabilities: dict, bias: int) -> list[float]:
     return [question_score(solution.answers[q.qid], q.gold) for q in analysis.topic.questions]
 
 
-def held_out(train: list, test: list, features: tuple[str, ...]) -> list[dict]:
-    """The probabilities of the `test` topics' pairs by a scorer fitted on the `train` topics' pairs."""
-    scorer = EdgeScorer(features=features, max_iter=100, max_leaf_nodes=4)
-    scorer.fit(pair_frame([a.table for a in train]), np.concatenate([a.gold() for a in train]))
-    return [edge_scores(a.table, scorer) for a in test]
-
-
 def sets_parser(doc: str) -> argparse.ArgumentParser:
     """The options of a benchmark over user-style sets: the tuning sets, the validation set and the cache."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -65,31 +63,52 @@ def sets_parser(doc: str) -> argparse.ArgumentParser:
     return parser
 
 
+def held_out(tables: list[pd.DataFrame], gold: list[np.ndarray], train: list[int], test: list[int],
+             features: list[str]) -> list[np.ndarray]:
+    """The probabilities of the `test` topics' pairs by an evidence scorer fitted on the `train` topics' pairs
+    (as learn/user.py fits it)."""
+    model = EdgeScorer(features=tuple(features), **USER_PARAMS)
+    model.fit(pd.concat([tables[i] for i in train]), np.concatenate([gold[i] for i in train]))
+    return [model.predict_proba(tables[i])[:, 1] for i in test]
+
+
 def main() -> int:
     args = sets_parser(__doc__).parse_args()
-    sets = analyses([*args.tune, args.validate], args.cache_dir)
-    shipped = scorer_for(Path(DEFAULT_MODEL).resolve(), "none")[0]
-    features = tuple(f for f in shipped.features if f != "cause_is_target")
-    tuning = [a for root in args.tune for a in sets[root.name]]
-    probabilities = {"shipped": {id(a): edge_scores(a.table, shipped) for s in sets.values() for a in s}}
-    trained = {}
-    for i, a in enumerate(tuning):
-        trained[id(a)] = held_out(tuning[:i] + tuning[i + 1:], [a], features)[0]
-    for a, p in zip(sets[args.validate.name], held_out(tuning, sets[args.validate.name], features)):
-        trained[id(a)] = p
-    probabilities["trained on user-style topics"] = trained
-    first = sets[args.tune[0].name]
-    rows = []
-    for name, probs in probabilities.items():
-        bias = max(BIASES, key=lambda b: sum(s for a in first for s in score(a, probs[id(a)], b)))
-        cells = []
-        for root in [*args.tune, args.validate]:
-            topic_analyses = sets[root.name]
-            gold = np.concatenate([a.gold() for a in topic_analyses])
-            p = np.concatenate([[probs[id(a)][pair] for pair in a.table.pairs] for a in topic_analyses])
-            cells += [roc_auc_score(gold, p), float(np.mean([s for a in topic_analyses for s in score(a, probs[id(a)], bias)]))]
-        rows.append((f"{name} (bias {bias})", cells))
-    print_table("scorer", [f"{root.name} {what}" for root in [*args.tune, args.validate] for what in ("AUC", "score")], rows)
+    roots = [*args.tune, args.validate]
+    sets = analyses(roots, args.cache_dir)
+    topics = [(root.name, a) for root in roots for a in sets[root.name]]
+    tables = [a.table.frame() for _, a in topics]
+    gold = [a.gold() for _, a in topics]
+
+    stated = pd.concat(tables)[list(STATEMENT_FEATURES)] > 0
+    labels = np.concatenate(gold)
+    print_table("statement read", ["gold pairs", "other pairs"],
+                [(f, [float(stated[f][labels].mean()), float(stated[f][~labels].mean())]) for f in STATEMENT_FEATURES])
+
+    base = [f for f in user_features() if f not in FEATURE_GROUPS["statements"]]
+    tuning = [i for i, (name, _) in enumerate(topics) if name != args.validate.name]
+    validation = [i for i, (name, _) in enumerate(topics) if name == args.validate.name]
+    print("| scorer | set | AUC | questions | score | several labels (gold has several) | None chosen where right | "
+          "None chosen where wrong | answers with a wrong label |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    without, none_prior = PRIORS["none"]
+    for label, features in (("trained on user-style topics", base),
+                            ("the same + statements", base + list(FEATURE_GROUPS["statements"]))):
+        probs = {i: held_out(tables, gold, [j for j in tuning if j != i], [i], features)[0] for i in tuning}
+        probs.update(zip(validation, held_out(tables, gold, tuning, validation, features)))
+        pairs = {i: dict(zip(topics[i][1].table.pairs, probs[i])) for i in probs}
+        first = [i for i in tuning if topics[i][0] == args.tune[0].name]
+        bias = max(BIASES, key=lambda b: sum(s for i in first for s in score(topics[i][1], pairs[i], b)))
+        for root in roots:
+            ids = [i for i, (name, _) in enumerate(topics) if name == root.name]
+            counts = blank_counts()
+            for i in ids:
+                analysis = topics[i][1]
+                solution = solve_analysis(analysis, pairs[i], without, SolverParams(bias=bias, none_prior=none_prior))
+                for q in analysis.topic.questions:
+                    tally(counts, frozenset(solution.answers[q.qid]), q)
+            auc = roc_auc_score(np.concatenate([gold[i] for i in ids]), np.concatenate([probs[i] for i in ids]))
+            print(f"| {label} (bias {bias}) | {root.name} | {auc:.4f} | {shape_cells(counts)} |", flush=True)
     return 0
 
 

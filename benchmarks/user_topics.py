@@ -23,26 +23,43 @@ def topic_folders(root: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if (p / "questions.jsonl").is_file())
 
 
+def blank_counts() -> dict[str, float]:
+    """The answer shapes that `tally` counts, at zero."""
+    return dict.fromkeys(("questions", "score", "several gold", "several chosen", "none offered", "none right",
+                          "none right chosen", "none wrong chosen", "wrong label"), 0.0)
+
+
+def tally(counts: dict[str, float], labels: frozenset[str], q) -> None:
+    """Count one answer (`labels`) to question `q` into `counts`: its score and its shape against the gold."""
+    gold, none = q.gold, q.none_label
+    counts["questions"] += 1
+    counts["score"] += question_score(labels, gold)
+    counts["several gold"] += len(gold) > 1
+    counts["several chosen"] += len(gold) > 1 and len(labels) > 1
+    counts["wrong label"] += bool(labels - gold)
+    if none is not None:
+        counts["none offered"] += 1
+        counts["none right"] += none in gold
+        counts["none right chosen"] += none in gold and none in labels
+        counts["none wrong chosen"] += none not in gold and none in labels
+
+
+def shape_cells(c: dict[str, float]) -> str:
+    """The counts as table cells: questions, score, several labels, None where right and wrong, wrong labels."""
+    n = int(c["questions"])
+    return (f"{n} | {c['score'] / n:.4f} | {c['several chosen']:.0f} of {c['several gold']:.0f} | "
+            f"{c['none right chosen']:.0f} of {c['none right']:.0f} | "
+            f"{c['none wrong chosen']:.0f} of {c['none offered'] - c['none right']:.0f} | {c['wrong label']:.0f}")
+
+
 def measure(reasoner: cg.Reasoner, root: Path) -> dict[str, float]:
     """The default answer's score and answer shapes over every topic of the set at `root`."""
-    counts = dict.fromkeys(("questions", "score", "several gold", "several chosen", "none offered", "none right",
-                            "none right chosen", "none wrong chosen", "wrong label"), 0.0)
+    counts = blank_counts()
     for folder in topic_folders(root):
         topics = cg.load_topics(folder)
         questions = {q.qid: q for t in topics for q in t.questions}
         for answer in reasoner.answer(topics):
-            q = questions[answer.qid]
-            labels, gold, none = frozenset(answer.labels), q.gold, q.none_label
-            counts["questions"] += 1
-            counts["score"] += question_score(labels, gold)
-            counts["several gold"] += len(gold) > 1
-            counts["several chosen"] += len(gold) > 1 and len(labels) > 1
-            counts["wrong label"] += bool(labels - gold)
-            if none is not None:
-                counts["none offered"] += 1
-                counts["none right"] += none in gold
-                counts["none right chosen"] += none in gold and none in labels
-                counts["none wrong chosen"] += none not in gold and none in labels
+            tally(counts, frozenset(answer.labels), questions[answer.qid])
     return counts
 
 
@@ -57,12 +74,7 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|")
     for root in args.sets:
         start = time.perf_counter()
-        c = measure(reasoner, root)
-        n = int(c["questions"])
-        print(f"| {root.name} | {n} | {c['score'] / n:.4f} | {c['several chosen']:.0f} of {c['several gold']:.0f} | "
-              f"{c['none right chosen']:.0f} of {c['none right']:.0f} | "
-              f"{c['none wrong chosen']:.0f} of {c['none offered'] - c['none right']:.0f} | {c['wrong label']:.0f} | "
-              f"{time.perf_counter() - start:.1f} |", flush=True)
+        print(f"| {root.name} | {shape_cells(measure(reasoner, root))} | {time.perf_counter() - start:.1f} |", flush=True)
     return 0
 
 

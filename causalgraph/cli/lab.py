@@ -14,11 +14,12 @@ from .common import at_least, command_parser, weight
 
 
 def cv_parser(command: str, doc: str, encoder: bool = True, bias: bool = False, min_folds: int = 2,
-              resize: bool = True) -> argparse.ArgumentParser:
+              resize: bool = True, data_required: bool = True) -> argparse.ArgumentParser:
     """The options that the CV commands share: data, folds (at least `min_folds`), the split to resize to (unless
-    `resize` is False), the encoder (unless `encoder` is False) and a fixed precision bias (where `bias` is True)."""
+    `resize` is False), the encoder (unless `encoder` is False) and a fixed precision bias (where `bias` is True);
+    --data is required unless `data_required` is False (the command then checks it)."""
     parser = command_parser(command.rsplit(".", 1)[-1], doc)
-    parser.add_argument("--data", required=True, help="AER data folder (../shared/aer or the public layout)")
+    parser.add_argument("--data", required=data_required, help="AER data folder (../shared/aer or the public layout)")
     parser.add_argument("--folds", type=at_least(min_folds), default=5, help=f"grouped CV folds (at least {min_folds})")
     if encoder:
         parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="sentence-transformers path or hub name")

@@ -1,6 +1,7 @@
 """`causalgraph train`: fit the size blend (a structure scorer and an evidence scorer, weighed by the topic's
 size) on train + dev + sample, for each construction-prior setting, and write it with a model card
-(`--reader crossencoder`: train and measure the cross-encoder reader instead)."""
+(`--reader crossencoder`: train and measure the cross-encoder reader instead; `--user-topics`: train the scorer of
+a user's own topics, `--priors none`, on user-style topics, and put it into the model file at --out)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,22 @@ import sys
 import time
 from pathlib import Path
 
-from ..config import DEFAULT_ENCODER, DEFAULT_MODEL, PACKAGE_DIR
-from ..data import data_files
+import re
+
+import joblib
+import numpy as np
+from sklearn.metrics import roc_auc_score
+from tqdm import tqdm
+
+from ..analysis.cache import AnalysisCache
+from ..config import DEFAULT_ENCODER, DEFAULT_MODEL, PACKAGE_DIR, default_cache_dir
+from ..data import DataError, data_files, input_files, load_data
 from ..data.load import id_ranges
 from ..experiments.inputs import describe_shapes, labelled_analyses
 from ..learn.bands import BAND_SIZES, SHIPPED_GROUPS, BlendReport, train_blend
 from ..learn.crossval import SIZE_COPIES, TRAIN_COPIES, TopicShape, bootstrap_interval, FoldResult
-from ..learn.scorer import SizeBlend, dump_scorer
+from ..learn.scorer import SizeBlend, dump_scorer, load_scorer
+from ..learn.user import USER_PARAMS, train_user_scorer, user_features
 from ..reason.groups import PRIORS
 from ..run.output import check_outputs
 from ..data.files import write_files
@@ -85,7 +95,7 @@ def model_card(args: argparse.Namespace, blends: dict[str, SizeBlend], reports: 
 
 
 def build_parser():
-    parser = cv_parser("train", __doc__, min_folds=3)  # nested: the inner CV needs 2
+    parser = cv_parser("train", __doc__, min_folds=3, data_required=False)  # nested: the inner CV needs 2
     parser.add_argument("--out", type=Path, help="where to write the edge scorer (its model card goes beside it, .md); "
                         "required: the shipped model inside the package is replaced only with --force. With --reader, "
                         "a folder, and without it the reader is only measured")
@@ -93,6 +103,9 @@ def build_parser():
                         help=f"let --out write inside the installed package, e.g. over the shipped {DEFAULT_MODEL.name}")
     parser.add_argument("--workers", type=positive(int), default=1, help="processes that solve the held-out topics")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--user-topics", nargs="+", type=Path, metavar="FOLDER",
+                        help="folders of labelled user-style topics: train the --priors none scorer on them (folds "
+                             "leave one topic out) and replace it in the model file at --out, which must exist")
     reader = parser.add_argument_group("the cross-encoder reader (--reader crossencoder)")
     reader.add_argument("--reader", choices=["crossencoder"], help="train this reader instead of the edge scorer")
     reader.add_argument("--base", default=DEFAULT_ENCODER, help="encoder to fine-tune: local path or hub name")
@@ -109,6 +122,15 @@ def main(argv: list[str] | None = None) -> int:
              if getattr(args, name) != parser.get_default(name)] + ([] if args.evidence else ["--no-evidence"])
     if args.reader is None and given:
         parser.error(f"{given[0]} applies to --reader crossencoder only")
+    if (args.data is None) == (args.user_topics is None) or (args.user_topics and args.reader):
+        parser.error("give --data (the AER data, to train the edge scorer or --reader) or --user-topics, not both")
+    if args.user_topics:
+        if args.out is None or not args.out.is_file():
+            parser.error("--user-topics replaces the --priors none scorer of a model file: give --out MODEL, an existing one")
+        if args.out.resolve().is_relative_to(PACKAGE_DIR) and not args.force:
+            parser.error(f"--out {args.out} is inside the installed package (the shipped model lives there); "
+                         "add --force to write there")
+        return user_main(args)
     inputs = cv_inputs(args, evidence=args.reader is None)  # 11-36 read train-evidence/ as their documents
     if inputs is None:
         return 2
@@ -137,6 +159,72 @@ def main(argv: list[str] | None = None) -> int:
         print(reports[priors])
     model = dump_scorer(blends, args.encoder)
     write_files({args.out: model, card: model_card(args, blends, reports, shapes, topics, len(model))})
+    print(f"wrote {args.out} and {card} in {time.time() - start:.0f}s")
+    return 0
+
+
+def user_card(card: str, args: argparse.Namespace, report, topics: list, sets: list[tuple[Path, list[int]]],
+              size: int) -> str:
+    """The model card with its `--priors none` parts (the header's bullet and the nested-CV block) replaced by
+    those of the user-topic scorer."""
+    card = re.sub(r"^- `--priors none`:.*?(?=^- )", "", card, flags=re.S | re.M)
+    card = re.sub(r"^--priors none:.*?(?=^\n|^- Size)", "", card, flags=re.S | re.M)
+    card = re.sub(r"^- Size: .*\n?", "", card, flags=re.M).rstrip("\n")
+    rows = []
+    for folder, ids in sets:
+        questions = [s for i in ids for s in report.nested[i]]
+        rows.append(f"  {folder}: {plural(len(ids), 'topic')}, held-out AER score {np.mean(questions):.4f} over "
+                    f"{plural(len(questions), 'question')}")
+    gold = np.concatenate([a.gold() for a in topics])
+    held = np.concatenate([[p[pair] for pair in a.table.pairs] for a, p in zip(topics, report.held)])
+    return f"""{card}
+
+## `--priors none`: a user's own topics
+
+- One HistGradientBoostingClassifier (max_iter={USER_PARAMS["max_iter"]}, max_leaf_nodes={USER_PARAMS["max_leaf_nodes"]}, learning rate 0.05,
+  random_state 0) over {", ".join(user_features())}.
+- Trained on every candidate pair of the user-style topics in {", ".join(f"`{f}`" for f in args.user_topics)} ({plural(len(topics), 'topic')}),
+  answered without the construction priors (rules: {", ".join(sorted(PRIORS["none"][0]))} off, None prior weight {PRIORS["none"][1]}).
+- Precision bias {report.bias}, chosen on the held-out answers of every topic (folds leave one topic out).
+- Command: `python -m causalgraph.train --user-topics {" ".join(map(str, args.user_topics))} --out {args.out}{" --force" if args.force else ""}`, after the command above.
+
+Folds leave one topic out; each topic is solved at the bias chosen on the other topics' held-out answers:
+{chr(10).join(rows)}
+  option AUC of the held-out probabilities: {roc_auc_score(gold, held):.4f}
+
+- Size: {size / 1024:.1f} KiB.
+"""
+
+
+def user_main(args: argparse.Namespace) -> int:
+    """--user-topics: train the user-topic scorer on the labelled topics of the folders, put it into the model
+    file at --out as its --priors none scorer, and update the model card."""
+    card = args.out.with_suffix(".md")
+    try:
+        saved = joblib.load(args.out)
+        load_scorer(args.out, "aer")  # a model file: DataError naming it otherwise
+        topics, sets = [], []
+        for folder in args.user_topics:
+            loaded = load_data(folder)
+            unlabelled = [q.qid for t in loaded for q in t.questions if q.gold is None]
+            if unlabelled:
+                raise DataError(folder, None, f"question {unlabelled[0]} has no golden_answer: train on labelled topics")
+            sets.append((folder, list(range(len(topics), len(topics) + len(loaded)))))
+            topics += loaded
+        check_outputs({"--out": args.out, "its model card": card}, [p for f in args.user_topics for p in input_files(f)])
+    except (DataError, OSError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    start = time.time()
+    cache = AnalysisCache.open(default_cache_dir(), saved["encoder"])
+    analyses = [cache.analyse(t)[0] for t in tqdm(topics, desc="analysing", unit="topic", disable=args.quiet, file=sys.stderr)]
+    say = (lambda line: None) if args.quiet else (lambda line: print(f"[{time.time() - start:.0f}s] {line}", file=sys.stderr))
+    scorer, report = train_user_scorer(analyses, say)
+    scorers = {**saved["scorers"], "none": scorer}
+    model = dump_scorer(scorers, saved["encoder"])
+    text = user_card(card.read_text(encoding="utf-8") if card.is_file() else "", args, report, analyses, sets, len(model))
+    print(text[text.index("## `--priors none`"):])
+    write_files({args.out: model, card: text})
     print(f"wrote {args.out} and {card} in {time.time() - start:.0f}s")
     return 0
 

@@ -11,6 +11,7 @@ import numpy as np
 from ..text.dates import PartialDate, day_number, is_after, iso_day, parse_date
 from ..text.extract import CueMatch, TopicExtraction
 from .retrieve import TOP_K, Retrieval
+from .statements import STATEMENT_FEATURES, StatementReader
 
 # Feature groups, each measured as a row of the size curve (BENCHMARKS.md, "Topic size"):
 # - documents: how strongly each event is told, whether the two are told together or near each other, which
@@ -18,13 +19,16 @@ from .retrieve import TOP_K, Retrieval
 # - dates: the gap in days between the dates the event texts state (else their best dated mentions);
 # - told: where each event is best told, the other's position there, and the gap between the publication
 #   dates of the two documents;
-# - dependency cues: the cause and effect arguments of a cue in the parse ("X led to Y", "because of X").
+# - dependency cues: the cause and effect arguments of a cue in the parse ("X led to Y", "because of X");
+# - statements: what a sentence, or two, states of the two events with a connective's direction (a cause, a
+#   consequence, not the cause, earlier or later: evidence/statements.py).
 GROUPS: dict[str, tuple[str, ...]] = {
     "documents": ("has_documents", "cause_support", "target_support", "same_sentence", "nearby_sentences",
                   "cause_mentioned_first", "cue_forward", "cue_backward", "dated_before"),
     "dates": ("text_date_gap", "event_date_gap"),
     "told": ("told_same_document", "told_order", "told_publication_gap"),
     "dependency cues": ("dependency_cue_forward", "dependency_cue_backward"),
+    "statements": STATEMENT_FEATURES,
 }
 EVIDENCE_FEATURES = tuple(f for group in GROUPS.values() for f in group)
 # The value of each feature for a topic without documents: the document group's 0 (as it was trained),
@@ -32,6 +36,12 @@ EVIDENCE_FEATURES = tuple(f for group in GROUPS.values() for f in group)
 BLANK = np.array([0.0 if f in GROUPS["documents"] else np.nan for f in EVIDENCE_FEATURES])
 WINDOW = 2  # sentences either side that count as "nearby"
 SOURCE_MIN = 0.5  # relevance (or clause similarity) a sentence needs to be named as a source of its feature
+# What each statement says of the cause candidate, as the role of the sentence that states it.
+STATED = {"stated_cause": "states it as a cause of the target", "stated_consequence": "states it as a consequence of the target",
+          "stated_not_cause": "states that it was not the cause", "stated_before": "states that it came before the target",
+          "stated_after": "states that it came after the target",
+          "stated_cause_across": "with the next sentence, states it as a cause of the target",
+          "stated_consequence_across": "with the next sentence, states it as a consequence of the target"}
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,8 @@ class PairReader:
         self.docs = np.array([s.doc for s in self.sentences], dtype=int)
         self.positions = np.array([s.position for s in self.sentences], dtype=int)
         self.doc_rows = [np.flatnonzero(self.docs == d) for d in np.unique(self.docs)]
+        self.statements = StatementReader([s.text for s in self.sentences], self.docs.tolist(), event_texts,
+                                          retrieval.relevance)
 
     def mention_date(self, event: int) -> tuple[PartialDate, int] | None:
         """The date of the event's best dated mention among its TOP_K, with that sentence."""
@@ -89,6 +101,7 @@ class PairReader:
             self._documents(e, t, values, sources)
             self._told(e, t, values, sources)
             self._cues(e, t, values, sources)
+            self._statements(e, t, values, sources)
         return np.array([values[f] for f in EVIDENCE_FEATURES]), sources
 
     def _documents(self, e, t, values, sources) -> None:
@@ -164,3 +177,9 @@ class PairReader:
                 values[f"{prefix}_{direction}"] = value
                 if found is not None and direction == "forward" and value >= SOURCE_MIN:
                     sources.append(Source(f"{prefix}_forward", found.sentence, f"'{found.cue}': the cause, then the target"))
+
+    def _statements(self, e, t, values, sources) -> None:
+        values.update(dict.fromkeys(STATEMENT_FEATURES, 0.0))
+        for feature, (strength, sentences) in self.statements.read(e, t).items():
+            values[feature] = strength
+            sources += [Source(feature, s, STATED[feature]) for s in sentences]

@@ -22,12 +22,14 @@ GROUP_WORDS = {"documents": "where the documents tell the two events (together, 
                             "a causal cue between them, the order of their dates)",
                "dates": "the days between the dates the texts (or their best mentions) state",
                "told": "where each event is best told, and the documents' dates",
-               "dependency cues": "a cue's cause and effect in the parse"}
+               "dependency cues": "a cue's cause and effect in the parse",
+               "statements": "what the sentences state of the two events, read with the connective's direction"}
 EFFECT_SHOWN = 0.1
 SENTENCES_SHOWN = 3
 # The sentences of a group in this order of the features they fed: a stated cause first, co-mention last.
-FEATURE_ORDER = ("cue_forward", "dependency_cue_forward", "nearby_sentences", "same_sentence", "told_order",
-                 "event_date_gap")
+FEATURE_ORDER = ("stated_cause", "stated_cause_across", "stated_not_cause", "stated_consequence",
+                 "stated_consequence_across", "stated_after", "stated_before", "cue_forward", "dependency_cue_forward",
+                 "nearby_sentences", "same_sentence", "told_order", "event_date_gap")
 
 
 def evidence_record(effects: dict[str, float], sources: tuple[Source, ...], extraction: TopicExtraction) -> list[dict]:

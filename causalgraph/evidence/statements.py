@@ -1,44 +1,19 @@
-"""Can directed statements, read from the sentences that tell both events, answer a user's own topic better?
-An experiment for issue "Read a user's own topic", kept with its figures (BENCHMARKS.md, "Directed statements").
+"""Directed statements: which sentence says that one event caused, followed, or was the consequence of another.
 
-The reader: each question event is placed in a sentence whose relevance to it (evidence/retrieve.py) is at least
-REL_MIN, at the median position of its own content words there (stems it does not share with the other event);
-a connective between the two places gives the statement its direction ("T because of E", "E led to T": E
-stated as a cause; "E because of T": E stated as a consequence; "T after E": E stated as earlier). A connective
-opening the next sentence ("As a result, ...") or a sentence announcing causes ("T was the result of two
-failures.") links across sentences. Each feature is the strength (the weaker relevance) of the strongest
-sentence stating it.
-
-Measured, over the user-style topics: how often each statement is read for gold pairs and for the others; the
-option AUC of an evidence scorer trained on user-style topics (folds leave one topic out over the tuning sets;
-the validation set is scored by a scorer fitted on all tuning topics) without and with the statement features;
-and the AER score of the solved answers under priors none at the precision bias chosen on the first tuning
-set's held-out answers (as benchmarks/user_scorer.py does).
-
-    python benchmarks/user_statements.py --cache-dir /tmp/user-cache
-"""
+Each event is placed in a sentence that tells it (relevance REL_MIN or more, evidence/retrieve.py) at the median
+position of its own content words there (stems the other event does not share). A connective between the two
+places gives the statement its direction: "T because of E" and "E led to T" state E as a cause of T, "E because
+of T" states E as a consequence of T, "T after E" states only that E came first. A connective opening the next
+sentence of the same document ("As a result, ...") or a target sentence announcing causes ("T was the result of
+two failures.") links across sentences; a negation beside a connective ("was not caused by") states that E was
+not the cause. What was measured: BENCHMARKS.md, "A user's own topic"."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
-from sklearn.metrics import roc_auc_score
-
-import causalgraph as cg
-from causalgraph.analysis.cache import AnalysisCache
-from causalgraph.config import DEFAULT_MODEL
-from causalgraph.evidence.retrieve import DocumentVectors, embed_events, retrieve
-from causalgraph.graph.topic import build_graph
-from causalgraph.learn.scorer import EdgeScorer
-from causalgraph.run.batch import scorer_for
-from causalgraph.text.extract import TopicExtraction
-from labelled import print_table, run_benchmark
-from user_scorer import BIASES, analyses, score, sets_parser
-from user_topics import topic_folders
 
 # Connectives -> (kind, direction). "forward": the cause is told before the connective, the effect after it
 # ("E led to T"); "backward": the effect before, the cause after ("T because of E"). Matched on whole words of
@@ -66,7 +41,7 @@ do does did its it's their his her they them he she it this that these those whi
 than then so such into onto over under about after before also more most other some any all each one two three
 first second would could should may might will can not no said says say year years day days percent per""".split())
 WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
-WINDOW = 2  # sentences after an announcing sentence whose events it can name as causes
+WINDOW = 2  # sentences after one that tells an event, where a statement of the other can follow
 REL_MIN = 0.45  # relevance (evidence.retrieve) a sentence needs to count as telling an event
 
 
@@ -167,6 +142,7 @@ class StatementReader:
         self.connectives = [connectives(ws) for ws in words]
         self.event_stems = [{s for _, s in content_stems(text)} for text in events]
         self.docs, self.relevance = docs, relevance
+        self.told = [np.flatnonzero(row >= REL_MIN) for row in relevance]  # the sentences that tell each event
 
     def mention(self, e: int, s: int, other: int) -> Mention | None:
         """Where event e sits in sentence s, told apart from event `other` by e's own words (not the other's);
@@ -176,99 +152,30 @@ class StatementReader:
         places = [i for i, st in self.stems[s] if st in own]
         return Mention(strength, float(np.median(places))) if strength >= REL_MIN and places else None
 
-    def read(self, e: int, t: int) -> dict[str, float]:
-        """The statements about E and T: each value is the strength (the weaker of the two mentions) of the
-        strongest sentence, or pair of sentences, that states it."""
-        found = dict.fromkeys(STATEMENT_FEATURES, 0.0)
+    def read(self, e: int, t: int) -> dict[str, tuple[float, tuple[int, ...]]]:
+        """The statements about E and T that the sentences make: for each of STATEMENT_FEATURES stated, its
+        strength (the weaker relevance of the two mentions) and the sentence, or two sentences, of the strongest."""
+        found: dict[str, tuple[float, tuple[int, ...]]] = {}
 
-        def add(stated: list[str], a: Mention, b: Mention) -> None:
+        def add(stated: list[str], a: Mention, b: Mention, sentences: tuple[int, ...]) -> None:
+            strength = min(a.strength, b.strength)
             for what in stated:
-                found[what] = max(found[what], min(a.strength, b.strength))
+                if strength > found.get(what, (0.0, ()))[0]:
+                    found[what] = (strength, sentences)
 
-        for s in range(len(self.stems)):
+        for s in np.union1d(self.told[e], self.told[t]).tolist():
             me, mt = self.mention(e, s, t), self.mention(t, s, e)
             if me and mt:
-                add(within(me, mt, self.connectives[s]), me, mt)
+                add(within(me, mt, self.connectives[s]), me, mt, (s,))
             for nxt in range(s + 1, min(s + 1 + WINDOW, len(self.stems))):
                 if self.docs[nxt] != self.docs[s]:
                     break
                 if mt and (me2 := self.mention(e, nxt, t)):
-                    add(across(self.connectives[s], self.connectives[nxt], mt, False), me2, mt)
+                    add(across(self.connectives[s], self.connectives[nxt], mt, False), me2, mt, (s, nxt))
                 if me and (mt2 := self.mention(t, nxt, e)):
-                    add(across(self.connectives[s], self.connectives[nxt], me, True), me, mt2)
+                    add(across(self.connectives[s], self.connectives[nxt], me, True), me, mt2, (s, nxt))
         return found
-
 
 STATEMENT_FEATURES = ("stated_cause", "stated_consequence", "stated_not_cause", "stated_before", "stated_after",
                       "stated_cause_across", "stated_consequence_across")
 
-
-def statements(analysis, cache: AnalysisCache | None, encoder: str, folder: Path) -> pd.DataFrame:
-    """The statement features of the analysis's candidate pairs, in table order (the documents read again from
-    `folder`, through the cache where one is given, for their sentences' relevance to each event)."""
-    topic = cg.load_topics(folder)[0]
-    if cache:
-        readings = cache.read(topic.documents)
-        vectors = DocumentVectors.join(cache.vectors(topic.documents, readings), analysis.vectors.shape[1])
-    else:
-        from causalgraph.analysis.analyse import Uncached
-        store = Uncached(encoder)
-        readings = store.read(topic.documents)
-        vectors = DocumentVectors.join(store.vectors(topic.documents, readings), analysis.vectors.shape[1])
-    extraction = TopicExtraction.join(topic.documents, readings)
-    graph = build_graph(topic)
-    texts = [graph.nodes[n]["text"] for n in graph]
-    relevance = retrieve(extraction, vectors.sentences, texts, embed_events(texts, encoder)).relevance
-    reader = StatementReader([s.text for s in extraction.sentences], [s.doc for s in extraction.sentences], texts, relevance)
-    return pd.DataFrame([reader.read(e, t) for e, t in analysis.table.pairs], columns=list(STATEMENT_FEATURES))
-
-
-def held_out(frames: list[pd.DataFrame], gold: list[np.ndarray], train: list[int], test: list[int],
-             features: list[str]) -> list[np.ndarray]:
-    """The probabilities of the `test` topics' pairs by an evidence scorer fitted on the `train` topics' pairs
-    (as benchmarks/user_scorer.py fits it)."""
-    model = EdgeScorer(features=tuple(features), max_iter=100, max_leaf_nodes=4)
-    model.fit(pd.concat([frames[i] for i in train]), np.concatenate([gold[i] for i in train]))
-    return [model.predict_proba(frames[i])[:, 1] for i in test]
-
-
-def main() -> int:
-    args = sets_parser(__doc__).parse_args()
-    roots = [*args.tune, args.validate]
-    sets = analyses(roots, args.cache_dir)
-    shipped, encoder = scorer_for(Path(DEFAULT_MODEL).resolve(), "none")
-    cache = AnalysisCache.open(args.cache_dir, encoder) if args.cache_dir else None
-    topics = [(root.name, a, folder) for root in roots for a, folder in zip(sets[root.name], topic_folders(root))]
-    frames = [pd.concat([a.table.frame(), statements(a, cache, encoder, folder)], axis=1) for _, a, folder in topics]
-    gold = [a.gold() for _, a, _ in topics]
-
-    stated = pd.concat(frames)[list(STATEMENT_FEATURES)] > 0
-    labels = np.concatenate(gold)
-    print_table("statement read", ["gold pairs", "other pairs"],
-                [(f, [float(stated[f][labels].mean()), float(stated[f][~labels].mean())]) for f in STATEMENT_FEATURES])
-
-    base = [f for f in shipped.features if f != "cause_is_target"]
-    tuning = [i for i, (name, _, _) in enumerate(topics) if name != args.validate.name]
-    validation = [i for i, (name, _, _) in enumerate(topics) if name == args.validate.name]
-    rows = []
-    for label, features in (("shipped features", base), ("shipped features + statements", base + list(STATEMENT_FEATURES))):
-        probs = {}
-        for i in tuning:
-            probs[i] = held_out(frames, gold, [j for j in tuning if j != i], [i], features)[0]
-        probs.update(zip(validation, held_out(frames, gold, tuning, validation, features)))
-        pairs = {i: dict(zip(topics[i][1].table.pairs, probs[i])) for i in probs}
-        first = [i for i in tuning if topics[i][0] == args.tune[0].name]
-        bias = max(BIASES, key=lambda b: sum(s for i in first for s in score(topics[i][1], pairs[i], b)))
-        cells = []
-        for root in roots:
-            ids = [i for i, (name, _, _) in enumerate(topics) if name == root.name]
-            cells += [roc_auc_score(np.concatenate([gold[i] for i in ids]), np.concatenate([probs[i] for i in ids])),
-                      float(np.mean([s for i in ids for s in score(topics[i][1], pairs[i], bias)]))]
-        rows.append((f"{label} (bias {bias})", cells))
-    print_table("evidence scorer trained on user-style topics",
-                [f"{root.name} {what}" for root in roots for what in ("AUC", "score")], rows)
-    return 0
-
-
-if __name__ == "__main__":
-    run_benchmark(main)

@@ -1,0 +1,70 @@
+"""The edge scorer for a user's own topics (`--priors none`), learned from user-style topics: topics written the
+way users write them, where "None of the others" can be wrong and two or three causes are common. One evidence
+scorer over the question features (less the None structure), the size counts and the evidence groups of
+USER_GROUPS, with the directed statements; its precision bias chosen on held-out answers, topic by topic."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..analysis.analyse import TopicAnalysis
+from ..data.metric import question_score
+from ..reason.groups import PRIORS
+from ..reason.solve import SolverParams, solve_analysis
+from .bands import SHIPPED_GROUPS, scorer_kinds
+from .scorer import EdgeScorer, edge_scores
+
+USER_GROUPS = (*SHIPPED_GROUPS, "statements")
+# Small trees: 24 topics and about 600 pairs (benchmarks/user_scorer.py fits the same).
+USER_PARAMS = {"max_iter": 100, "max_leaf_nodes": 4}
+BIASES = tuple(range(-100, 301, 25))  # precision biases tried (log-odds x 100)
+
+
+def user_features() -> tuple[str, ...]:
+    """The features of the user-topic scorer."""
+    return scorer_kinds("none", USER_GROUPS)[1].keywords["features"]
+
+
+def fit(analyses: list[TopicAnalysis], bias: int = 0) -> EdgeScorer:
+    """The user-topic scorer fitted on every candidate pair of the topics."""
+    scorer = EdgeScorer(features=user_features(), bias=bias, **USER_PARAMS)
+    return scorer.fit(pd.concat([a.table.frame() for a in analyses]), np.concatenate([a.gold() for a in analyses]))
+
+
+def topic_scores(analysis: TopicAnalysis, probabilities: dict, bias: int) -> list[float]:
+    """The AER score of each question of the topic, solved under priors none at this bias."""
+    without, none_prior = PRIORS["none"]
+    solution = solve_analysis(analysis, probabilities, without, SolverParams(bias=bias, none_prior=none_prior))
+    return [question_score(solution.answers[q.qid], q.gold) for q in analysis.topic.questions]
+
+
+@dataclass(frozen=True)
+class UserReport:
+    """The held-out figures of the user-topic scorer: each topic's pair probabilities by a scorer fitted on the
+    other topics (`held`), each topic's question scores at every bias of BIASES (`by_bias`), the nested scores
+    (each topic solved at the bias chosen on the other topics' held-out answers) and the shipped bias."""
+
+    held: list[dict]
+    by_bias: dict[int, list[list[float]]]
+    nested: list[list[float]]
+    bias: int
+
+
+def train_user_scorer(analyses: list[TopicAnalysis], say: Callable[[str], None] = lambda line: None
+                      ) -> tuple[EdgeScorer, UserReport]:
+    """The user-topic scorer fitted on every labelled topic, with its bias chosen on all the topics' held-out
+    answers (folds leave one topic out), and the report of that cross-validation, nested for the bias."""
+    held = []
+    for i, analysis in enumerate(analyses):
+        held.append(edge_scores(analysis.table, fit(analyses[:i] + analyses[i + 1:])))
+    say(f"{len(analyses)} held-out scorers fitted")
+    by_bias = {b: [topic_scores(a, p, b) for a, p in zip(analyses, held)] for b in BIASES}
+    say(f"{len(BIASES)} biases solved")
+    total = lambda b, skip=None: sum(sum(s) for i, s in enumerate(by_bias[b]) if i != skip)
+    nested = [by_bias[max(BIASES, key=lambda b: total(b, i))][i] for i in range(len(analyses))]
+    bias = max(BIASES, key=total)
+    return fit(analyses, bias), UserReport(held, by_bias, nested, bias)

@@ -1,0 +1,60 @@
+"""The directed statements (evidence/statements.py): a connective read with its direction, within a sentence and
+across two, a negated one, and nothing where a sentence does not tell both events."""
+
+import numpy as np
+import pytest
+
+from causalgraph.evidence.statements import REL_MIN, StatementReader
+
+COLLAPSE, STAY, TRAFFIC, REPAIRS, STORM = range(5)
+EVENTS = ["The bridge collapsed.", "A stay snapped.", "Traffic stopped on the motorway.", "Repair work began.",
+          "A storm hit the city."]
+
+
+def read(sentences: list[str], told: dict[int, list[int]], e: int, t: int, docs: list[int] | None = None) -> dict:
+    """The statements about (E, T) in `sentences`, where `told[event]` lists the sentences that tell the event."""
+    relevance = np.zeros((len(EVENTS), len(sentences)))
+    for event, where in told.items():
+        relevance[event, where] = 0.9
+    reader = StatementReader(sentences, docs or [0] * len(sentences), EVENTS, relevance)
+    return {feature: strength for feature, (strength, _) in reader.read(e, t).items()}
+
+
+def test_a_cause_after_because_is_stated_as_the_cause():
+    sentences = ["The bridge collapsed because a stay snapped near the top of the tower."]
+    assert set(read(sentences, {COLLAPSE: [0], STAY: [0]}, STAY, COLLAPSE)) == {"stated_cause"}
+
+
+def test_the_effect_of_the_target_is_stated_as_a_consequence():
+    sentences = ["Traffic stopped on the motorway because the bridge collapsed."]
+    assert set(read(sentences, {COLLAPSE: [0], TRAFFIC: [0]}, TRAFFIC, COLLAPSE)) == {"stated_consequence"}
+    assert set(read(sentences, {COLLAPSE: [0], TRAFFIC: [0]}, COLLAPSE, TRAFFIC)) == {"stated_cause"}
+
+
+@pytest.mark.parametrize("sentence", ["Repair work began after the bridge collapsed.",
+                                      "After the bridge collapsed, repair work began."])
+def test_after_orders_the_events_the_right_way_round(sentence):
+    """"Work began after the crash" makes the work later than the crash, never its cause."""
+    assert set(read([sentence], {COLLAPSE: [0], REPAIRS: [0]}, REPAIRS, COLLAPSE)) == {"stated_after"}
+    assert set(read([sentence], {COLLAPSE: [0], REPAIRS: [0]}, COLLAPSE, REPAIRS)) == {"stated_before"}
+
+
+def test_a_negated_connective_states_the_option_was_not_the_cause():
+    sentences = ["Engineers said the bridge collapse was not caused by the storm that hit the city."]
+    assert set(read(sentences, {COLLAPSE: [0], STORM: [0]}, STORM, COLLAPSE)) == {"stated_not_cause"}
+
+
+def test_a_connective_opening_the_next_sentence_links_the_two():
+    sentences = ["The bridge collapsed on Tuesday morning.", "As a result, traffic stopped on the motorway."]
+    told = {COLLAPSE: [0], TRAFFIC: [1]}
+    assert set(read(sentences, told, COLLAPSE, TRAFFIC)) == {"stated_cause_across"}
+    assert set(read(sentences, told, TRAFFIC, COLLAPSE)) == {"stated_consequence_across"}
+    # not across documents
+    assert read(sentences, told, COLLAPSE, TRAFFIC, docs=[0, 1]) == {}
+
+
+def test_nothing_is_stated_where_a_sentence_does_not_tell_an_event():
+    sentences = ["The bridge collapsed because a stay snapped near the top of the tower."]
+    assert read(sentences, {COLLAPSE: [0]}, STAY, COLLAPSE) == {}
+    relevance = np.full((len(EVENTS), 1), REL_MIN - 0.01)
+    assert StatementReader(sentences, [0], EVENTS, relevance).read(STAY, COLLAPSE) == {}

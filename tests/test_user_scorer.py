@@ -1,0 +1,64 @@
+"""`train --user-topics`: the scorer of a user's own topics (--priors none), trained on labelled user-style topics
+with folds that leave one topic out, replaces the one in a model file; the AER scorer stays as it was."""
+
+import json
+import shutil
+from pathlib import Path
+
+import joblib
+import pytest
+
+from causalgraph.cli import answer, train
+from causalgraph.config import DEFAULT_MODEL, DEMO_DATA
+from causalgraph.learn.scorer import EdgeScorer, load_scorer
+from causalgraph.learn.user import user_features
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@pytest.fixture
+def user_topics(tmp_path):
+    """A folder of two labelled topic folders: the demo (as topic 2) and the key-bridge example."""
+    root = tmp_path / "topics"
+    shutil.copytree(EXAMPLES / "key-bridge", root / "key-bridge")
+    (root / "riverton").mkdir()
+    rows = [json.loads(line) for line in (DEMO_DATA / "sample" / "questions.jsonl").read_text().splitlines() if line]
+    (root / "riverton" / "questions.jsonl").write_text("".join(json.dumps({**r, "topic_id": 2}) + "\n" for r in rows))
+    docs = json.loads((DEMO_DATA / "sample" / "docs.json").read_text())
+    (root / "riverton" / "docs.json").write_text(json.dumps([{**d, "topic_id": 2} for d in docs]))
+    return root
+
+
+def test_user_topics_replace_the_none_scorer_and_keep_the_aer_one(user_topics, tmp_path, capsys):
+    model = tmp_path / "model.joblib"
+    shutil.copy(DEFAULT_MODEL, model)
+    shutil.copy(DEFAULT_MODEL.with_suffix(".md"), model.with_suffix(".md"))
+    assert train.main(["--user-topics", str(user_topics), "--out", str(model), "--quiet"]) == 0
+    saved, shipped = joblib.load(model)["scorers"], joblib.load(DEFAULT_MODEL)["scorers"]
+    assert isinstance(saved["none"], EdgeScorer) and saved["none"].features == user_features()
+    assert "stated_cause" in saved["none"].features
+    assert joblib.hash(saved["aer"]) == joblib.hash(shipped["aer"])
+    card = model.with_suffix(".md").read_text()
+    assert "## `--priors none`: a user's own topics" in card and "2 topics, held-out AER score" in card
+    assert "--priors none: nested grouped CV" not in card  # the replaced scorer's figures are gone
+    assert load_scorer(model, "none")[0].bias == saved["none"].bias
+    assert answer.main(["--data", str(user_topics / "key-bridge"), "--model", str(model), "--out",
+                        str(tmp_path / "p.jsonl"), "--quiet"]) == 0
+    assert len((tmp_path / "p.jsonl").read_text().splitlines()) == 6
+
+
+def test_user_topics_need_labels_and_an_existing_model(user_topics, tmp_path, capsys):
+    lines = (user_topics / "key-bridge" / "questions.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    del first["golden_answer"]
+    (user_topics / "key-bridge" / "questions.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    model = tmp_path / "model.joblib"
+    shutil.copy(DEFAULT_MODEL, model)
+    assert train.main(["--user-topics", str(user_topics), "--out", str(model), "--quiet"]) == 2
+    assert "kb-1 has no golden_answer" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train.main(["--user-topics", str(user_topics), "--out", str(tmp_path / "none.joblib")])
+    assert "an existing one" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train.main(["--user-topics", str(user_topics), "--data", "x", "--out", str(model)])
