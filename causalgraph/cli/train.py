@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from ..analysis.cache import AnalysisCache
 from ..config import DEFAULT_ENCODER, DEFAULT_MODEL, PACKAGE_DIR, default_cache_dir
-from ..data import DataError, data_files, input_files, load_data
+from ..data import DataError, Topic, data_files, input_files, load_data
 from ..data.load import id_ranges
 from ..experiments.inputs import describe_shapes, labelled_analyses
 from ..learn.bands import BAND_SIZES, SHIPPED_GROUPS, BlendReport, train_blend
@@ -203,7 +203,8 @@ def user_main(args: argparse.Namespace) -> int:
     try:
         saved = joblib.load(args.out)
         load_scorer(args.out, "aer")  # a model file: DataError naming it otherwise
-        topics, sets = [], []
+        topics: list[Topic] = []
+        sets: list[tuple[Path, list[int]]] = []
         for folder in args.user_topics:
             loaded = load_data(folder)
             unlabelled = [q.qid for t in loaded for q in t.questions if q.gold is None]

@@ -36,10 +36,10 @@ def fit(analyses: list[TopicAnalysis], bias: int = 0) -> EdgeScorer:
 
 
 def topic_scores(analysis: TopicAnalysis, probabilities: dict, bias: int) -> list[float]:
-    """The AER score of each question of the topic, solved under priors none at this bias."""
+    """The AER score of each labelled question of the topic, solved under priors none at this bias."""
     without, none_prior = PRIORS["none"]
     solution = solve_analysis(analysis, probabilities, without, SolverParams(bias=bias, none_prior=none_prior))
-    return [question_score(solution.answers[q.qid], q.gold) for q in analysis.topic.questions]
+    return [question_score(solution.answers[q.qid], gold) for q in analysis.topic.questions if (gold := q.gold) is not None]
 
 
 @dataclass(frozen=True)
