@@ -40,6 +40,10 @@ STOPWORDS = frozenset("""a an the of to in on at by for from with and or but as 
 do does did its it's their his her they them he she it this that these those which who whom what when where while
 than then so such into onto over under about after before also more most other some any all each one two three
 first second would could should may might will can not no said says say year years day days percent per""".split())
+# The connectives by their first word, the longest first.
+BY_FIRST_WORD: dict[str, list[list[str]]] = {}
+for _phrase in sorted(CONNECTIVES, key=lambda p: -len(p.split())):
+    BY_FIRST_WORD.setdefault(_phrase.split()[0], []).append(_phrase.split())
 WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 WINDOW = 2  # sentences after one that tells an event, where a statement of the other can follow
 REL_MIN = 0.45  # relevance (evidence.retrieve) a sentence needs to count as telling an event
@@ -82,11 +86,10 @@ class Connective:
 def connectives(words: list[str]) -> list[Connective]:
     """The connectives of a sentence's words, the longest at each place."""
     found, i = [], 0
-    phrases = sorted(CONNECTIVES, key=lambda p: -len(p.split()))
     while i < len(words):
-        for phrase in phrases:
-            parts = phrase.split()
+        for parts in BY_FIRST_WORD.get(words[i], ()):
             if words[i : i + len(parts)] == parts:
+                phrase = " ".join(parts)
                 near = " ".join(words[max(0, i - 3) : i + len(parts) + 2])
                 negated = any(re.search(rf"\b{re.escape(n)}\b", near) for n in NEGATIONS)
                 found.append(Connective(phrase, *CONNECTIVES[phrase], i, i + len(parts), negated))
@@ -143,14 +146,19 @@ class StatementReader:
         self.event_stems = [{s for _, s in content_stems(text)} for text in events]
         self.docs, self.relevance = docs, relevance
         self.told = [np.flatnonzero(row >= REL_MIN) for row in relevance]  # the sentences that tell each event
+        # where each event's words sit in each sentence that tells it: {sentence: [(position, stem)]}
+        self.places = [{int(s): [(i, st) for i, st in self.stems[s] if st in self.event_stems[e]] for s in told}
+                       for e, told in enumerate(self.told)]
 
     def mention(self, e: int, s: int, other: int) -> Mention | None:
         """Where event e sits in sentence s, told apart from event `other` by e's own words (not the other's);
         None where the sentence's relevance to e is under REL_MIN or none of e's own words is there."""
-        strength = float(self.relevance[e, s])
-        own = self.event_stems[e] - self.event_stems[other]
-        places = [i for i, st in self.stems[s] if st in own]
-        return Mention(strength, float(np.median(places))) if strength >= REL_MIN and places else None
+        found = self.places[e].get(s)
+        if not found:
+            return None
+        shared = self.event_stems[other]
+        places = [i for i, st in found if st not in shared]
+        return Mention(float(self.relevance[e, s]), float(np.median(places))) if places else None
 
     def read(self, e: int, t: int) -> dict[str, tuple[float, tuple[int, ...]]]:
         """The statements about E and T that the sentences make: for each of STATEMENT_FEATURES stated, its
