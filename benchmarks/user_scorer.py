@@ -23,10 +23,9 @@ import causalgraph as cg
 from causalgraph.analysis.cache import AnalysisCache
 from causalgraph.analysis.table import FEATURE_GROUPS
 from causalgraph.config import DEFAULT_MODEL
-from causalgraph.data.metric import question_score
 from causalgraph.evidence.statements import STATEMENT_FEATURES
-from causalgraph.learn.scorer import EdgeScorer
-from causalgraph.learn.user import BIASES, USER_PARAMS, user_features
+from causalgraph.learn.scorer import edge_scores
+from causalgraph.learn.user import BIASES, fit, topic_scores, user_features
 from causalgraph.reason.groups import PRIORS
 from causalgraph.reason.solve import SolverParams, solve_analysis
 from causalgraph.run.batch import scorer_for
@@ -47,13 +46,6 @@ def analyses(roots: list[Path], cache_dir: str | None) -> dict[str, list]:
     return found
 
 
-def score(analysis, probabilities: dict, bias: int) -> list[float]:
-    """The AER score of each question of the topic, solved under priors none at this bias."""
-    without, none_prior = PRIORS["none"]
-    solution = solve_analysis(analysis, probabilities, without, SolverParams(bias=bias, none_prior=none_prior))
-    return [question_score(solution.answers[q.qid], q.gold) for q in analysis.topic.questions]
-
-
 def sets_parser(doc: str) -> argparse.ArgumentParser:
     """The options of a benchmark over user-style sets: the tuning sets, the validation set and the cache."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -63,13 +55,11 @@ def sets_parser(doc: str) -> argparse.ArgumentParser:
     return parser
 
 
-def held_out(tables: list[pd.DataFrame], gold: list[np.ndarray], train: list[int], test: list[int],
-             features: list[str]) -> list[np.ndarray]:
-    """The probabilities of the `test` topics' pairs by an evidence scorer fitted on the `train` topics' pairs
-    (as learn/user.py fits it)."""
-    model = EdgeScorer(features=tuple(features), **USER_PARAMS)
-    model.fit(pd.concat([tables[i] for i in train]), np.concatenate([gold[i] for i in train]))
-    return [model.predict_proba(tables[i])[:, 1] for i in test]
+def held_out(analyses: list, train: list[int], test: list[int], features: list[str]) -> list[dict]:
+    """The probabilities of the `test` topics' pairs by the user-topic scorer (learn/user.py) over `features`,
+    fitted on the `train` topics."""
+    scorer = fit([analyses[i] for i in train], features=tuple(features))
+    return [edge_scores(analyses[i].table, scorer) for i in test]
 
 
 def main() -> int:
@@ -77,10 +67,9 @@ def main() -> int:
     roots = [*args.tune, args.validate]
     sets = analyses(roots, args.cache_dir)
     topics = [(root.name, a) for root in roots for a in sets[root.name]]
-    tables = [a.table.frame() for _, a in topics]
     gold = [a.gold() for _, a in topics]
 
-    stated = pd.concat(tables)[list(STATEMENT_FEATURES)] > 0
+    stated = pd.concat([a.table.frame() for _, a in topics])[list(STATEMENT_FEATURES)] > 0
     labels = np.concatenate(gold)
     print_table("statement read", ["gold pairs", "other pairs"],
                 [(f, [float(stated[f][labels].mean()), float(stated[f][~labels].mean())]) for f in STATEMENT_FEATURES])
@@ -94,11 +83,11 @@ def main() -> int:
     without, none_prior = PRIORS["none"]
     for label, features in (("trained on user-style topics", base),
                             ("the same + statements", base + list(FEATURE_GROUPS["statements"]))):
-        probs = {i: held_out(tables, gold, [j for j in tuning if j != i], [i], features)[0] for i in tuning}
-        probs.update(zip(validation, held_out(tables, gold, tuning, validation, features)))
-        pairs = {i: dict(zip(topics[i][1].table.pairs, probs[i])) for i in probs}
+        analysed = [a for _, a in topics]
+        pairs = {i: held_out(analysed, [j for j in tuning if j != i], [i], features)[0] for i in tuning}
+        pairs.update(zip(validation, held_out(analysed, tuning, validation, features)))
         first = [i for i in tuning if topics[i][0] == args.tune[0].name]
-        bias = max(BIASES, key=lambda b: sum(s for i in first for s in score(topics[i][1], pairs[i], b)))
+        bias = max(BIASES, key=lambda b: sum(s for i in first for s in topic_scores(topics[i][1], pairs[i], b)))
         for root in roots:
             ids = [i for i, (name, _) in enumerate(topics) if name == root.name]
             counts = blank_counts()
@@ -107,7 +96,7 @@ def main() -> int:
                 solution = solve_analysis(analysis, pairs[i], without, SolverParams(bias=bias, none_prior=none_prior))
                 for q in analysis.topic.questions:
                     tally(counts, frozenset(solution.answers[q.qid]), q)
-            auc = roc_auc_score(np.concatenate([gold[i] for i in ids]), np.concatenate([probs[i] for i in ids]))
+            auc = roc_auc_score(np.concatenate([gold[i] for i in ids]), np.concatenate([[pairs[i][p] for p in topics[i][1].table.pairs] for i in ids]))
             print(f"| {label} (bias {bias}) | {root.name} | {auc:.4f} | {shape_cells(counts)} |", flush=True)
     return 0
 

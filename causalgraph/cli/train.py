@@ -6,13 +6,11 @@ a user's own topics, `--priors none`, on user-style topics, and put it into the 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from pathlib import Path
 
-import re
-
-import joblib
 import numpy as np
 from sklearn.metrics import roc_auc_score
 from tqdm import tqdm
@@ -24,7 +22,7 @@ from ..data.load import id_ranges
 from ..experiments.inputs import describe_shapes, labelled_analyses
 from ..learn.bands import BAND_SIZES, SHIPPED_GROUPS, BlendReport, train_blend
 from ..learn.crossval import SIZE_COPIES, TRAIN_COPIES, TopicShape, bootstrap_interval, FoldResult
-from ..learn.scorer import SizeBlend, dump_scorer, load_scorer
+from ..learn.scorer import SizeBlend, dump_scorer, load_model, model_scorer
 from ..learn.user import USER_PARAMS, train_user_scorer, user_features
 from ..reason.groups import PRIORS
 from ..run.output import check_outputs
@@ -201,8 +199,8 @@ def user_main(args: argparse.Namespace) -> int:
     file at --out as its --priors none scorer, and update the model card."""
     card = args.out.with_suffix(".md")
     try:
-        saved = joblib.load(args.out)
-        load_scorer(args.out, "aer")  # a model file: DataError naming it otherwise
+        saved = load_model(args.out)
+        model_scorer(saved, args.out, "aer")  # a model file with its AER scorer: DataError naming it otherwise
         topics: list[Topic] = []
         sets: list[tuple[Path, list[int]]] = []
         for folder in args.user_topics:

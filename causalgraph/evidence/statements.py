@@ -58,9 +58,14 @@ def stem(word: str) -> str:
     return word[:6]
 
 
-def content_stems(text: str) -> list[tuple[int, str]]:
-    """(word position, stem) of the text's content words."""
-    return [(i, stem(w)) for i, w in enumerate(WORD.findall(text.lower())) if w not in STOPWORDS and len(w) > 1]
+def words_of(text: str) -> list[str]:
+    """The lower-case words of a text, as the statements count them."""
+    return WORD.findall(text.lower())
+
+
+def content_stems(words: list[str]) -> list[tuple[int, str]]:
+    """(word position, stem) of the content words among `words`."""
+    return [(i, stem(w)) for i, w in enumerate(words) if w not in STOPWORDS and len(w) > 1]
 
 
 @dataclass(frozen=True)
@@ -140,10 +145,10 @@ class StatementReader:
     `docs[i]` the document of sentence i, `relevance[e, i]` sentence i's relevance to event e)."""
 
     def __init__(self, sentences: list[str], docs: list[int], events: list[str], relevance: np.ndarray):
-        words = [WORD.findall(s.lower()) for s in sentences]
-        self.stems = [[(i, stem(w)) for i, w in enumerate(ws) if w not in STOPWORDS and len(w) > 1] for ws in words]
+        words = [words_of(s) for s in sentences]
+        self.stems = [content_stems(ws) for ws in words]
         self.connectives = [connectives(ws) for ws in words]
-        self.event_stems = [{s for _, s in content_stems(text)} for text in events]
+        self.event_stems = [{s for _, s in content_stems(words_of(text))} for text in events]
         self.docs, self.relevance = docs, relevance
         self.told = [np.flatnonzero(row >= REL_MIN) for row in relevance]  # the sentences that tell each event
         # where each event's words sit in each sentence that tells it: {sentence: [(position, stem)]}

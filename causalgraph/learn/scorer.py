@@ -190,6 +190,24 @@ def dump_scorer(scorers: dict[str, Scorer], encoder: str) -> bytes:
 def load_scorer(path: str | Path, priors: str = "aer") -> tuple[Scorer, str]:
     """Load (the scorer for the `priors` setting, encoder name); DataError naming the file when it is not a
     model file for these features, or holds no scorer for that setting."""
+    return model_scorer(load_model(path), path, priors)
+
+
+def model_scorer(saved: dict, path: str | Path, priors: str = "aer") -> tuple[Scorer, str]:
+    """(the scorer for the `priors` setting, encoder name) of a model file's contents (`load_model`); DataError
+    naming the file where it holds no scorer for that setting, or one for other features."""
+    scorers = saved["scorers"]
+    if priors not in scorers:
+        raise DataError(path, None, f"no scorer for --priors {priors} in this model (it has {', '.join(sorted(scorers))})")
+    scorer = scorers[priors]
+    if not scorer.features or not set(scorer.features) <= set(FEATURES):
+        raise DataError(path, None, "made for other features; retrain with `python -m causalgraph.train`")
+    return scorer, saved["encoder"]
+
+
+def load_model(path: str | Path) -> dict:
+    """A model file's contents, as `dump_scorer` wrote them ({"scorers", "encoder", "features"}); DataError
+    naming the file when it holds no edge scorer."""
     try:
         saved = joblib.load(path)
     except FileNotFoundError:
@@ -199,12 +217,7 @@ def load_scorer(path: str | Path, priors: str = "aer") -> tuple[Scorer, str]:
     scorers = saved.get("scorers") if isinstance(saved, dict) else None
     if not isinstance(scorers, dict) or not scorers or not all(isinstance(s, (EdgeScorer, SizeBlend)) for s in scorers.values()):
         raise DataError(path, None, "not a causalgraph model file (no edge scorer in it)")
-    if priors not in scorers:
-        raise DataError(path, None, f"no scorer for --priors {priors} in this model (it has {', '.join(sorted(scorers))})")
-    scorer = scorers[priors]
-    if not scorer.features or not set(scorer.features) <= set(FEATURES):
-        raise DataError(path, None, "made for other features; retrain with `python -m causalgraph.train`")
-    return scorer, saved["encoder"]
+    return saved
 
 
 def with_scorer_bias(params: SolverParams, scorer: Scorer, questions: int) -> SolverParams:

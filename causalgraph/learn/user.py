@@ -29,9 +29,9 @@ def user_features() -> tuple[str, ...]:
     return scorer_kinds("none", USER_GROUPS)[1].keywords["features"]
 
 
-def fit(analyses: list[TopicAnalysis], bias: int = 0) -> EdgeScorer:
-    """The user-topic scorer fitted on every candidate pair of the topics."""
-    scorer = EdgeScorer(features=user_features(), bias=bias, **USER_PARAMS)
+def fit(analyses: list[TopicAnalysis], bias: int = 0, features: tuple[str, ...] | None = None) -> EdgeScorer:
+    """The user-topic scorer fitted on every candidate pair of the topics (`features`: others than its own)."""
+    scorer = EdgeScorer(features=features or user_features(), bias=bias, **USER_PARAMS)
     return scorer.fit(pd.concat([a.table.frame() for a in analyses]), np.concatenate([a.gold() for a in analyses]))
 
 
@@ -45,11 +45,10 @@ def topic_scores(analysis: TopicAnalysis, probabilities: dict, bias: int) -> lis
 @dataclass(frozen=True)
 class UserReport:
     """The held-out figures of the user-topic scorer: each topic's pair probabilities by a scorer fitted on the
-    other topics (`held`), each topic's question scores at every bias of BIASES (`by_bias`), the nested scores
-    (each topic solved at the bias chosen on the other topics' held-out answers) and the shipped bias."""
+    other topics (`held`), each topic's question scores when solved at the bias chosen on the other topics'
+    held-out answers (`nested`), and the shipped bias, chosen on all of them."""
 
     held: list[dict]
-    by_bias: dict[int, list[list[float]]]
     nested: list[list[float]]
     bias: int
 
@@ -67,4 +66,4 @@ def train_user_scorer(analyses: list[TopicAnalysis], say: Callable[[str], None] 
     total = lambda b, skip=None: sum(sum(s) for i, s in enumerate(by_bias[b]) if i != skip)
     nested = [by_bias[max(BIASES, key=lambda b: total(b, i))][i] for i in range(len(analyses))]
     bias = max(BIASES, key=total)
-    return fit(analyses, bias), UserReport(held, by_bias, nested, bias)
+    return fit(analyses, bias), UserReport(held, nested, bias)
