@@ -105,3 +105,18 @@ def test_the_shipped_encoder_runs_without_sentence_transformers_and_gives_its_ve
         theirs = quantize_dynamic(theirs, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
     expected = theirs.encode(texts, batch_size=embed.BATCH_SIZE, normalize_embeddings=True, convert_to_numpy=True)
     assert (ours.encode(texts) == expected).all()
+
+
+def test_the_int8_encoder_shares_the_float_one_s_embedding_table_and_leaves_it_float():
+    """The quantized MiniLM is built from the loaded float one: the token table is one tensor for both (a cold
+    start holds it once), and building the int8 sibling does not touch the float model's linear layers."""
+    import torch
+
+    float_encoder = embed.load_encoder(embed.MINILM, False)
+    before = float_encoder.encode(["The dam failed after the river rose."])
+    int8_encoder = embed.load_encoder(embed.MINILM, True)
+    table = float_encoder.model.embeddings.word_embeddings.weight
+    assert int8_encoder.model.embeddings.word_embeddings.weight is table
+    assert isinstance(float_encoder.model.encoder.layer[0].attention.self.query, torch.nn.Linear)
+    assert not isinstance(int8_encoder.model.encoder.layer[0].attention.self.query, torch.nn.Linear)
+    assert (float_encoder.encode(["The dam failed after the river rose."]) == before).all()
