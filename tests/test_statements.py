@@ -58,3 +58,14 @@ def test_nothing_is_stated_where_a_sentence_does_not_tell_an_event():
     assert read(sentences, {COLLAPSE: [0]}, STAY, COLLAPSE) == {}
     relevance = np.full((len(EVENTS), 1), REL_MIN - 0.01)
     assert StatementReader(sentences, [0], EVENTS, relevance).read(STAY, COLLAPSE) == {}
+
+
+
+@pytest.mark.parametrize("sentence, cause, effect", [
+    ("Traffic stopped on the motorway, reflecting that the bridge collapsed.", COLLAPSE, TRAFFIC),
+    ("A storm hit the city, knocking out traffic on the motorway.", STORM, TRAFFIC),
+    ("Traffic stopped on the motorway amid the storm that hit the city.", STORM, TRAFFIC)])
+def test_participles_and_amid_are_read_with_their_direction(sentence, cause, effect):
+    told = {cause: [0], effect: [0]}
+    assert set(read([sentence], told, cause, effect)) == {"stated_cause"}
+    assert set(read([sentence], told, effect, cause)) == {"stated_consequence"}

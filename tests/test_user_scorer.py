@@ -40,7 +40,7 @@ def test_user_topics_replace_the_none_scorer_and_keep_the_aer_one(user_topics, t
     assert "stated_cause" in saved["none"].features
     assert joblib.hash(saved["aer"]) == joblib.hash(shipped["aer"])
     card = model.with_suffix(".md").read_text()
-    assert "## `--priors none`: a user's own topics" in card and "2 topics, held-out AER score" in card
+    assert card.count("## `--priors none`: a user's own topics") == 1 and "2 topics, held-out AER score" in card
     assert "--priors none: nested grouped CV" not in card  # the replaced scorer's figures are gone
     assert load_scorer(model, "none")[0].bias == saved["none"].bias
     assert answer.main(["--data", str(user_topics / "key-bridge"), "--model", str(model), "--out",

@@ -164,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
 def user_card(card: str, args: argparse.Namespace, report, topics: list, sets: list[tuple[Path, list[int]]],
               size: int) -> str:
     """The model card with its `--priors none` parts (the header's bullet and the nested-CV block) replaced by
-    those of the user-topic scorer."""
+    those of the user-topic scorer (its own section, where an earlier run wrote one, replaced too)."""
+    card = re.sub(r"^## `--priors none`: a user's own topics\n.*?(?=^## |\Z)", "", card, flags=re.S | re.M)
     card = re.sub(r"^- `--priors none`:.*?(?=^- )", "", card, flags=re.S | re.M)
     card = re.sub(r"^--priors none:.*?(?=^\n|^- Size)", "", card, flags=re.S | re.M)
     card = re.sub(r"^- Size: .*\n?", "", card, flags=re.M).rstrip("\n")
