@@ -11,9 +11,12 @@ many of those are right (exact). The trust constants of the "none" regime (reade
 are chosen on the first set with folds that leave one topic out (GRID; the choice furthest above the better of
 the reader alone and causalgraph alone, on average over the readers and both ways of answering): each held-out
 topic is answered with the constants chosen on the others. The other sets are answered with the shipped ones.
+The shipped scorer of a user's topic was trained on user-train and user-dev, so for a first set of those
+topics `--held-out-structure` answers each with a scorer fitted on the set's other topics. The shipped
+constants were chosen so, on the 24 tuning topics in one folder (links to their topic folders):
 
-    python benchmarks/user_readers.py --sets ../shared/user-dev ../shared/user-dev-2 \\
-        --real user-dev=../shared/readers-user/llm-blind-user-dev.jsonl \\
+    mkdir tune && ln -s "$PWD"/../shared/user-train/*/ "$PWD"/../shared/user-dev/*/ tune/
+    python benchmarks/user_readers.py --sets tune ../shared/user-dev-2 --held-out-structure \\
         --real user-dev-2=../shared/readers-user/llm-blind-user-dev-2.jsonl --cache-dir /tmp/readers-cache
 """
 
@@ -35,6 +38,7 @@ from causalgraph.config import DEFAULT_MODEL
 from causalgraph.data import LABELS, question_score
 from causalgraph.learn.calibration import calibrate_readers, option_evidence
 from causalgraph.learn.scorer import edge_scores, reads_documents
+from causalgraph.learn.user import fit
 from causalgraph.readers.base import Judgement, ReaderJudgements
 from causalgraph.readers.calibration import UserTrust
 from causalgraph.run.batch import Settings, answer_topic, scorer_for
@@ -88,9 +92,11 @@ def read_answers(path: Path) -> dict[str, frozenset[str]]:
 
 
 class Topics:
-    """A set's topics, analysed (through the cache) and scored once under priors "none"."""
+    """A set's topics, analysed (through the cache) and scored once under priors "none"; with `held_out`, each
+    topic by the user-topic scorer (learn/user.py) fitted on the set's other topics, at the shipped bias, so that
+    the structure model has not seen the topic it answers."""
 
-    def __init__(self, root: Path, cache_dir: Path | None):
+    def __init__(self, root: Path, cache_dir: Path | None, held_out: bool = False):
         self.settings = Settings(DEFAULT_MODEL.resolve(), priors="none")
         self.scorer, encoder = scorer_for(self.settings.model, "none")
         cache = AnalysisCache.open(cache_dir, encoder, reads_documents(self.scorer)) if cache_dir else None
@@ -100,8 +106,11 @@ class Topics:
             for topic in cg.load_topics(folder):
                 analysis = cache.analyse(topic)[0] if cache else analyse_topic(topic, encoder, reads_documents(self.scorer))
                 self.analyses.append(analysis)
-                self.edges.append(edge_scores(analysis.table, self.scorer))
-                self.evidence.append(option_evidence([analysis], [self.edges[-1]], self.without, self.params))
+        self.scorers = [fit(self.analyses[:i] + self.analyses[i + 1:], self.scorer.bias) if held_out else self.scorer
+                        for i in range(len(self.analyses))]
+        for analysis, scorer in zip(self.analyses, self.scorers):
+            self.edges.append(edge_scores(analysis.table, scorer))
+            self.evidence.append(option_evidence([analysis], [self.edges[-1]], self.without, self.params))
         self.questions = [q for a in self.analyses for q in a.topic.questions]
 
     def answer(self, answers: dict[str, frozenset[str]] | None, trust: UserTrust = UserTrust(),
@@ -116,13 +125,13 @@ class Topics:
             readers = calibrate_readers((as_reader("reader", answers),), self.analyses, self.edges,
                                         evidence=(prior, settled), regime="none", trust=trust)
         out = []
-        for analysis, edges, evidence in zip(self.analyses, self.edges, self.evidence):
+        for analysis, edges, evidence, scorer in zip(self.analyses, self.edges, self.evidence, self.scorers):
             if answers is not None and not together:
                 qids = {q.qid for q in analysis.topic.questions}
                 reader = as_reader("reader", {k: v for k, v in answers.items() if k in qids})
                 readers = calibrate_readers((reader,), [analysis], [edges], evidence=evidence, without=self.without,
                                             params=self.params, regime="none", trust=trust)
-            out.append(answer_topic(analysis, self.scorer, self.without, self.params, readers=readers,
+            out.append(answer_topic(analysis, scorer, self.without, self.params, readers=readers,
                                     explain=False)[1].answers)
         return out
 
@@ -173,13 +182,16 @@ def main() -> int:
                              "leave one topic out), the others are answered with the shipped trust")
     parser.add_argument("--real", action="append", default=[], metavar="SET=FILE", help="a real reader's answers")
     parser.add_argument("--cache-dir", type=Path, help="the analysis cache")
+    parser.add_argument("--held-out-structure", action="store_true",
+                        help="answer each topic of the first set with a user-topic scorer fitted on the set's other "
+                             "topics (for a first set that the shipped scorer was trained on)")
     args = parser.parse_args()
     real = dict(spec.split("=", 1) for spec in args.real)
     print("| set | reader | reader alone | causalgraph alone | fused, each topic alone | fused, the set in one run | "
           "fused answers differing from the reader's (right), alone / in one run |")
     print("|---|---|---|---|---|---|---|")
     for n, root in enumerate(args.sets):
-        topics = Topics(root, args.cache_dir)
+        topics = Topics(root, args.cache_dir, held_out=args.held_out_structure and n == 0)
         count = np.array([len(a.topic.questions) for a in topics.analyses]).sum()
         alone = scores(topics, topics.answer(None))
         readers = readers_of(topics, root, real)
