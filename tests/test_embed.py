@@ -112,11 +112,13 @@ def test_the_int8_encoder_shares_the_float_one_s_embedding_table_and_leaves_it_f
     start holds it once), and building the int8 sibling does not touch the float model's linear layers."""
     import torch
 
-    float_encoder = embed.load_encoder(embed.MINILM, False)
+    embed._loaded.cache_clear()  # an int8 sibling built by an earlier test would hide a change to the float model
+    float_encoder = embed.load_encoder(embed.MINILM)
     before = float_encoder.encode(["The dam failed after the river rose."])
-    int8_encoder = embed.load_encoder(embed.MINILM, True)
+    int8_encoder = embed.load_encoder(embed.MINILM, quantized=True)
     table = float_encoder.model.embeddings.word_embeddings.weight
     assert int8_encoder.model.embeddings.word_embeddings.weight is table
     assert isinstance(float_encoder.model.encoder.layer[0].attention.self.query, torch.nn.Linear)
     assert not isinstance(int8_encoder.model.encoder.layer[0].attention.self.query, torch.nn.Linear)
     assert (float_encoder.encode(["The dam failed after the river rose."]) == before).all()
+    assert embed.load_encoder(embed.MINILM, False) is float_encoder  # one cache entry however it is asked for

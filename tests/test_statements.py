@@ -69,3 +69,22 @@ def test_participles_and_amid_are_read_with_their_direction(sentence, cause, eff
     told = {cause: [0], effect: [0]}
     assert set(read([sentence], told, cause, effect)) == {"stated_cause"}
     assert set(read([sentence], told, effect, cause)) == {"stated_consequence"}
+
+
+def test_the_passive_and_reflected_in_keep_their_direction():
+    """"T was knocked out by E" and "E was reflected in T" state E as the cause, as their active forms do."""
+    for sentence in ("Traffic on the motorway was knocked out by the storm that hit the city.",
+                     "The storm that hit the city was reflected in traffic stopping on the motorway."):
+        told = {STORM: [0], TRAFFIC: [0]}
+        assert set(read([sentence], told, STORM, TRAFFIC)) == {"stated_cause"}, sentence
+
+
+@pytest.mark.parametrize("opener, first_is_cause", [("Because of this, traffic stopped on the motorway.", True),
+                                                     ("Amid the chaos, traffic stopped on the motorway.", True),
+                                                     ("This was because traffic stopped on the motorway.", False)])
+def test_a_backward_connective_opening_the_next_sentence_points_the_right_way(opener, first_is_cause):
+    """As its first word the connective's clause refers back to the sentence before (its event the cause); after
+    a word or three ("This was because ...") the next sentence's event is the cause."""
+    sentences = ["A storm hit the city on Monday.", opener]
+    stated = set(read(sentences, {STORM: [0], TRAFFIC: [1]}, STORM, TRAFFIC))
+    assert stated == ({"stated_cause_across"} if first_is_cause else {"stated_consequence_across"})

@@ -23,14 +23,14 @@ CONNECTIVES: dict[str, tuple[str, str]] = {
                      "caused", "causing", "triggered", "triggering", "prompted", "prompting", "sparked", "sparking",
                      "forced", "forcing", "drove", "pushed", "brought down", "set off", "gave rise to",
                      "contributed to", "was behind", "were behind", "as a result", "as a consequence",
-                     "consequently", "therefore", "which meant", "meaning that", "so", "knocking out", "knocked out"),
+                     "consequently", "therefore", "which meant", "meaning that", "so", "knocking out", "knocked out", "reflected in"),
                     ("causal", "forward")),
     **dict.fromkeys(("because of", "because", "due to", "owing to", "caused by", "triggered by", "prompted by",
                      "sparked by", "driven by", "brought on by", "set off by", "in response to", "as a result of",
                      "the result of", "a result of", "the consequence of", "in the wake of", "came down to",
                      "comes down to", "blamed on", "blamed", "blaming", "attributed to", "traced to",
                      "stemmed from", "stems from", "resulted from", "results from", "on the grounds that",
-                     "reflected", "reflecting", "reflects", "reasons", "amid"),
+                     "knocked out by", "reflected", "reflecting", "reflects", "amid"),
                     ("causal", "backward")),
     **dict.fromkeys(("after", "following", "once", "in the aftermath of"), ("temporal", "backward")),
     **dict.fromkeys(("before", "prior to", "ahead of", "then", "later", "subsequently", "until"),
@@ -129,13 +129,16 @@ def within(me: Mention, mt: Mention, cues: list[Connective]) -> list[str]:
 
 def across(first_cues: list[Connective], next_cues: list[Connective], first: Mention, first_is_cause: bool) -> list[str]:
     """What two near sentences of a document state, the first telling one event and the next the other. A causal
-    connective opening the next sentence ("As a result", "That prompted") makes the first event the cause, one
-    that points back ("This was because") the second. A first sentence telling T that goes on to a backward
-    connective ("T was the result of two failures.") announces causes to come."""
+    connective opening the next sentence ("As a result", "That prompted") makes the first event the cause, and
+    so does a backward one as its first word, whose clause refers back ("Because of this, ...", "Amid the
+    chaos, ..."); a backward one after a word or three ("This was because ...") makes the second the cause. A
+    first sentence telling T that goes on to a backward connective ("T was the result of two failures.")
+    announces causes to come."""
     stated = []
     for c in next_cues:
         if c.start <= 3 and c.kind == "causal" and not c.negated:
-            stated.append("stated_cause_across" if first_is_cause == (c.direction == "forward") else "stated_consequence_across")
+            first_causes = c.direction == "forward" or c.start == 0
+            stated.append("stated_cause_across" if first_is_cause == first_causes else "stated_consequence_across")
     if not first_is_cause:
         stated += ["stated_cause_across" for c in first_cues
                    if c.kind == "causal" and c.direction == "backward" and c.start >= first.place and not c.negated]

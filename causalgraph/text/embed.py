@@ -10,6 +10,7 @@ import warnings
 import zipfile
 from functools import lru_cache
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -201,13 +202,18 @@ class StaticEncoder:
 Encoder = MeanPooledEncoder | SentenceTransformerEncoder | StaticEncoder
 
 
-@lru_cache(maxsize=4)
 def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False) -> Encoder:
-    """Load an encoder on the CPU; raises if the weights cannot be found (no silent fallback). A static embedding
-    (model2vec, `pip install 'causalgraph[static]'`) where the folder holds one; a mean-pooled transformer folder
-    (the shipped MiniLM) with `transformers` alone; anything else with sentence-transformers. With `quantized`, a
-    transformer's linear layers run in int8 (PyTorch's dynamic quantization); a static embedding is the same
-    either way."""
+    """Load an encoder on the CPU, once per process; raises if the weights cannot be found (no silent fallback).
+    A static embedding (model2vec, `pip install 'causalgraph[static]'`) where the folder holds one; a mean-pooled
+    transformer folder (the shipped MiniLM) with `transformers` alone; anything else with sentence-transformers.
+    With `quantized`, a transformer's linear layers run in int8 (PyTorch's dynamic quantization); a static
+    embedding is the same either way."""
+    return _loaded(name, bool(quantized))
+
+
+@lru_cache(maxsize=4)
+def _loaded(name: str, quantized: bool) -> Encoder:
+    """load_encoder's cache, keyed the same however its arguments were passed."""
     path = resolve_model_path(name)
     if is_static(path):
         return StaticEncoder(path)
@@ -220,7 +226,7 @@ def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False) -> Encode
     length = mean_pooled_length(path)
     if not length:
         return SentenceTransformerEncoder(path, quantized)
-    return load_encoder(name, False).quantized() if quantized else MeanPooledEncoder(path, length)
+    return cast(MeanPooledEncoder, _loaded(name, False)).quantized() if quantized else MeanPooledEncoder(path, length)
 
 
 # Texts per forward pass: on one CPU thread, batches of 16 encode 1.6 (float) to 1.9 (int8) times as fast as
