@@ -26,7 +26,8 @@ def loaded_after(command: str, argv: list[str]) -> tuple[str, list[str]]:
     return code, modules
 
 
-@pytest.mark.parametrize("command", ["answer", "visualize", "evaluate"])
+@pytest.mark.parametrize("command", ["answer", "visualize", "evaluate", "train", "sizes", "ablation", "timeline",
+                                     "calibrate", "nli", "encoders"])
 def test_help_loads_no_model_or_solver(command):
     assert loaded_after(command, ["--help"]) == ("0", [])
 

@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import sys
 
-from ..experiments.ablation import ablation_rows, format_table
-from ..experiments.inputs import describe_held, labelled_analyses
-from ..learn.bands import blend_copies, fold_blends, shipped_bands
-from ..reason.solve import SolverParams
 from .common import plural, run_command, step
 from .lab import cv_inputs, cv_parser
 
@@ -21,6 +17,11 @@ def build_parser():
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from ..experiments.ablation import ablation_rows, format_table  # after the options: --help stays fast
+    from ..experiments.inputs import describe_held, labelled_analyses
+    from ..learn.bands import blend_copies, fold_blends, shipped_bands
+    from ..reason.solve import SolverParams
+
     inputs = cv_inputs(args, evidence=True)  # 11-36 read train-evidence/ for the shipped scorer's evidence
     if inputs is None:
         return 2

@@ -9,17 +9,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..analysis.cache import AnalysisCache
 from ..config import DEFAULT_MODEL, default_cache_dir
 from ..data import DataError, load_data, load_split
 from ..data.load import is_topic_folder, topic_entries
-from ..experiments.calibration import answer_analyses, calibration_cv
-from ..experiments.inputs import shipped_biases
-from ..learn.calibration import write_calibrations
-from ..learn.scorer import reads_documents
 from ..readers.scores import load_reader_files, parse_reader_spec
-from ..run.batch import Settings, scorer_for
-from ..run.pipeline import calibrate_on_own_labels
 from ..run.output import OutputError, check_outputs
 from ..data.files import write_files
 from .common import plural, run_command
@@ -48,6 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if Path(args.data).is_file() or is_topic_folder(args.data) or topic_entries(args.data) is not None:
         return calibrate_own(args, specs, outputs["--out"])
+    from ..experiments.calibration import answer_analyses, calibration_cv  # after the options: --help stays fast
+    from ..experiments.inputs import shipped_biases
+    from ..learn.calibration import write_calibrations
+
     inputs = cv_inputs(args, evidence=True)  # 11-36 read train-evidence/ for the shipped scorer's evidence
     if inputs is None:
         return 2
@@ -85,6 +82,12 @@ def main(argv: list[str] | None = None) -> int:
 def calibrate_own(args, specs, out: Path) -> int:
     """`calibrate` on a user's own labelled topics (calibrate_on_own_labels), their analyses cached where
     `answer` caches them by default."""
+    from ..analysis.cache import AnalysisCache
+    from ..learn.calibration import write_calibrations
+    from ..learn.scorer import reads_documents
+    from ..run.batch import Settings, scorer_for
+    from ..run.pipeline import calibrate_on_own_labels
+
     try:
         topics = load_data(args.data)
         questions = {q.qid: q for t in topics for q in t.questions}

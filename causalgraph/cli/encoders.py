@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING
 
-from sklearn.metrics import roc_auc_score
-
-from ..learn.crossval import (TopicShape, bootstrap_interval, fold_scorers, held_out_probabilities, held_out_regimes,
-                              held_out_scores, resized_sets)
 from ..config import DEFAULT_ENCODER
 from ..text.embed import MPNET, encode, load_encoder
-from ..reason.solve import SolverParams
-from ..experiments.inputs import labelled_analyses
 from .common import plural, run_command
 from .lab import cv_inputs, cv_parser
+
+if TYPE_CHECKING:
+    from ..learn.crossval import TopicShape
 
 
 SPEED_SENTENCES = 1000
@@ -24,6 +22,13 @@ SPEED_SENTENCES = 1000
 
 def encoder_row(name: str, topics, folds: int, shapes: list[TopicShape], bias: int) -> str:
     """One markdown table row: the encoder, its size and speed, edge AUC and both regimes' scores."""
+    from sklearn.metrics import roc_auc_score
+
+    from ..experiments.inputs import labelled_analyses
+    from ..learn.crossval import (bootstrap_interval, fold_scorers, held_out_probabilities, held_out_regimes,
+                                  held_out_scores, resized_sets)
+    from ..reason.solve import SolverParams
+
     n_params = load_encoder(name).size()
     analyses = labelled_analyses(topics, name)
     sentences = [s.text for a in analyses for s in a.extraction.sentences][:SPEED_SENTENCES]

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..config import DEFAULT_ENCODER
 from ..data import DataError
-from ..experiments.inputs import cv_inputs as read_cv_inputs, shipped_bias
-from ..learn.crossval import TopicShape
 from .common import at_least, command_parser, weight
+
+if TYPE_CHECKING:
+    from ..learn.crossval import TopicShape
 
 
 def cv_parser(command: str, doc: str, encoder: bool = True, bias: bool = False, min_folds: int = 2,
@@ -33,6 +35,8 @@ def cv_parser(command: str, doc: str, encoder: bool = True, bias: bool = False, 
 def cv_inputs(args: argparse.Namespace, evidence: bool = False) -> tuple[list, list[TopicShape], int] | None:
     """The labelled topics, the target topic shapes and the precision bias (--bias, else the shipped
     scorer's); None, after printing the error, when the data cannot be read."""
+    from ..experiments.inputs import cv_inputs as read_cv_inputs, shipped_bias
+
     try:
         topics, shapes = read_cv_inputs(args.data, args.folds, getattr(args, "resize_to", None), evidence)
         bias = getattr(args, "bias", None)

@@ -10,8 +10,6 @@ from pathlib import Path
 
 from ..config import DEFAULT_ENCODER
 from ..data import DataError, load_labelled
-from ..experiments.inputs import labelled_analyses
-from ..experiments.nli import pair_model_cv
 from .common import command_parser, at_least, positive, run_command
 
 
@@ -34,6 +32,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     import torch
+
+    from ..experiments.inputs import labelled_analyses  # after the options: --help stays fast
+    from ..experiments.nli import pair_model_cv
 
     torch.set_num_threads(2)
     start = time.time()

@@ -11,17 +11,7 @@ import time
 from functools import partial
 from pathlib import Path
 
-from tqdm import tqdm
-
-from ..analysis.table import FEATURE_GROUPS
 from ..data import DataError
-from ..experiments.inputs import labelled_analyses
-from ..experiments.sizes import SIZES, cut_all, format_curve, reader_rows, scorer_rows, size_name
-from ..graph.features import QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES
-from ..learn.bands import SHIPPED_GROUPS, blend_copies, scorer_kinds
-from ..learn.crossval import SIZE_COPIES
-from ..learn.scorer import EdgeScorer
-from ..readers.scores import load_reader_scores
 from .common import run_command
 from .lab import cv_inputs, cv_parser
 
@@ -46,11 +36,24 @@ def parse_sizes(text: str) -> tuple[int | str | None, ...]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = cv_parser("sizes", __doc__, bias=True)
-    parser.add_argument("--sizes", type=parse_sizes, default=SIZES, help="questions per cut topic, e.g. 1,3,5,10,whole,test-shaped")
+    parser.add_argument("--sizes", type=parse_sizes, help="questions per cut topic, e.g. 1,3,5,10,whole,test-shaped "
+                        "(default: every size of the curve)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the cuts")
     parser.add_argument("--reader-scores", type=Path, action="append", default=[], metavar="FILE",
                         help="another system's answers or probabilities on (some of) the labelled questions (repeatable)")
     args = parser.parse_args(argv)
+    from tqdm import tqdm  # after the options: --help stays fast
+
+    from ..analysis.table import FEATURE_GROUPS
+    from ..experiments.inputs import labelled_analyses
+    from ..experiments.sizes import SIZES, cut_all, format_curve, reader_rows, scorer_rows, size_name
+    from ..graph.features import QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES
+    from ..learn.bands import SHIPPED_GROUPS, blend_copies, scorer_kinds
+    from ..learn.crossval import SIZE_COPIES
+    from ..learn.scorer import EdgeScorer
+    from ..readers.scores import load_reader_scores
+
+    args.sizes = args.sizes or SIZES
     inputs = cv_inputs(args, evidence=True)  # 11-36 read train-evidence/ for the document rows
     if inputs is None:
         return 2

@@ -11,14 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from tqdm import tqdm
-
-from ..analysis.cache import AnalysisCache
 from ..config import default_cache_dir
 from ..data import SPLITS, DataError, data_files, load_split
-from ..experiments.timeline import MEDIATED_GRID, ORDER_GRID, order_report, timeline_cv, timeline_graphs
-from ..evidence.timeline import graph_bytes, graph_format
-from ..run.output import check_outputs
 from ..data.files import write_files
 from .common import parse_topics, plural, run_command
 from .lab import cv_inputs, cv_parser
@@ -34,11 +28,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def analysed(topics, encoder: str, progress: bool, desc: str):
+    from tqdm import tqdm
+
+    from ..analysis.cache import AnalysisCache
+
     cache = AnalysisCache.open(default_cache_dir(), encoder, documents=True)
     return [cache.analyse(t)[0] for t in tqdm(topics, desc=desc, unit="topic", disable=not progress)]
 
 
 def export(args: argparse.Namespace) -> int:
+    from ..evidence.timeline import graph_bytes, graph_format
+    from ..experiments.timeline import timeline_graphs
+    from ..run.output import check_outputs
+
     graph_format(args.graph_out)  # a wrong suffix is an error before any work
     topics = load_split(args.data, args.split, args.topics)
     check_outputs({"--graph-out": args.graph_out}, data_files(args.data))
@@ -61,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
         except (DataError, OSError, ValueError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
+    from ..experiments.timeline import MEDIATED_GRID, ORDER_GRID, order_report, timeline_cv
+
     inputs = cv_inputs(args, evidence=True)
     if inputs is None:
         return 2

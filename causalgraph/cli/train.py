@@ -11,27 +11,25 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-from sklearn.metrics import roc_auc_score
-from tqdm import tqdm
+from typing import TYPE_CHECKING
 
-from ..analysis.cache import AnalysisCache
+import numpy as np
+
 from ..config import DEFAULT_ENCODER, DEFAULT_MODEL, PACKAGE_DIR, default_cache_dir
 from ..data import DataError, Topic, data_files, input_files, load_data
 from ..data.load import id_ranges
-from ..experiments.inputs import describe_shapes, labelled_analyses
-from ..learn.bands import BAND_SIZES, SHIPPED_GROUPS, BlendReport, train_blend
-from ..learn.crossval import SIZE_COPIES, TRAIN_COPIES, TopicShape, bootstrap_interval, FoldResult
-from ..learn.scorer import SizeBlend, dump_scorer, load_model, model_scorer
-from ..learn.user import USER_PARAMS, train_user_scorer, user_features
 from ..reason.groups import PRIORS
 from ..run.output import check_outputs
 from ..data.files import write_files
 from .common import plural, positive, run_command
 from .lab import cv_inputs, cv_parser
-from .train_reader import crossencoder_main
 
-REGIMES = (*BAND_SIZES, "whole", "test-shaped")
+if TYPE_CHECKING:
+    from ..learn.bands import BlendReport
+    from ..learn.crossval import TopicShape
+    from ..learn.scorer import SizeBlend
+
+# The modelling imports sit in the functions that use them, after the options are read: --help stays fast.
 
 
 def regime_name(key) -> str:
@@ -41,10 +39,13 @@ def regime_name(key) -> str:
 
 def format_report(priors: str, blend: SizeBlend, report: BlendReport) -> str:
     """The nested grouped-CV figures of one setting, per size, with the bands each outer fold chose."""
+    from ..learn.bands import BAND_SIZES
+    from ..learn.crossval import FoldResult, bootstrap_interval
+
     lines = [f"--priors {priors}: nested grouped CV (each outer fold's bands chosen on the other folds' held-out "
              "questions)"]
     topics = report.held.question_topics()
-    for key in REGIMES:
+    for key in (*BAND_SIZES, "whole", "test-shaped"):
         where = report.question_keys == str(key)
         if not where.any():
             continue
@@ -63,6 +64,10 @@ def format_report(priors: str, blend: SizeBlend, report: BlendReport) -> str:
 
 def model_card(args: argparse.Namespace, blends: dict[str, SizeBlend], reports: dict[str, str],
                shapes: list[TopicShape], topics, size: int) -> str:
+    from ..experiments.inputs import describe_shapes
+    from ..learn.bands import BAND_SIZES, SHIPPED_GROUPS
+    from ..learn.crossval import SIZE_COPIES, TRAIN_COPIES
+
     aer = blends["aer"]
     docs = id_ranges(t.topic_id for t in topics if t.documents) or "none"
     return f"""# Edge scorer: P(E directly caused T), a size blend
@@ -140,7 +145,13 @@ def main(argv: list[str] | None = None) -> int:
                      "add --force to write there")
     topics, shapes, _ = inputs
     if args.reader == "crossencoder":
+        from .train_reader import crossencoder_main
+
         return crossencoder_main(args, topics, shapes)
+    from ..experiments.inputs import labelled_analyses
+    from ..learn.bands import train_blend
+    from ..learn.scorer import dump_scorer
+
     card = args.out.with_suffix(".md")
     try:
         check_outputs({"--out": args.out, "its model card": card}, data_files(args.data))
@@ -165,6 +176,10 @@ def user_card(card: str, args: argparse.Namespace, report, topics: list, sets: l
               size: int) -> str:
     """The model card with its `--priors none` parts (the header's bullet and the nested-CV block) replaced by
     those of the user-topic scorer (its own section, where an earlier run wrote one, replaced too)."""
+    from sklearn.metrics import roc_auc_score
+
+    from ..learn.user import USER_PARAMS, user_features
+
     card = re.sub(r"^## `--priors none`: a user's own topics\n.*?(?=^## |\Z)", "", card, flags=re.S | re.M)
     card = re.sub(r"^- `--priors none`:.*?(?=^- )", "", card, flags=re.S | re.M)
     card = re.sub(r"^--priors none:.*?(?=^\n|^- Size)", "", card, flags=re.S | re.M)
@@ -198,6 +213,12 @@ Folds leave one topic out; each topic is solved at the bias chosen on the other 
 def user_main(args: argparse.Namespace) -> int:
     """--user-topics: train the user-topic scorer on the labelled topics of the folders, put it into the model
     file at --out as its --priors none scorer, and update the model card."""
+    from tqdm import tqdm
+
+    from ..analysis.cache import AnalysisCache
+    from ..learn.scorer import dump_scorer, load_model, model_scorer
+    from ..learn.user import train_user_scorer
+
     card = args.out.with_suffix(".md")
     try:
         saved = load_model(args.out)
