@@ -38,7 +38,7 @@ from causalgraph.config import DEFAULT_MODEL
 from causalgraph.data import LABELS, question_score
 from causalgraph.learn.calibration import calibrate_readers, option_evidence
 from causalgraph.learn.scorer import edge_scores, reads_documents
-from causalgraph.learn.user import fit
+from causalgraph.learn.user import held_out_scorers
 from causalgraph.readers.base import Judgement, ReaderJudgements
 from causalgraph.readers.calibration import UserTrust
 from causalgraph.run.batch import Settings, answer_topic, scorer_for
@@ -106,8 +106,8 @@ class Topics:
             for topic in cg.load_topics(folder):
                 analysis = cache.analyse(topic)[0] if cache else analyse_topic(topic, encoder, reads_documents(self.scorer))
                 self.analyses.append(analysis)
-        self.scorers = [fit(self.analyses[:i] + self.analyses[i + 1:], self.scorer.bias) if held_out else self.scorer
-                        for i in range(len(self.analyses))]
+        self.scorers = (held_out_scorers(self.analyses, self.scorer.bias) if held_out
+                        else [self.scorer] * len(self.analyses))
         for analysis, scorer in zip(self.analyses, self.scorers):
             self.edges.append(edge_scores(analysis.table, scorer))
             self.evidence.append(option_evidence([analysis], [self.edges[-1]], self.without, self.params))

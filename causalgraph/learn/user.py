@@ -35,6 +35,11 @@ def fit(analyses: list[TopicAnalysis], bias: int = 0, features: tuple[str, ...] 
     return scorer.fit(pd.concat([a.table.frame() for a in analyses]), np.concatenate([a.gold() for a in analyses]))
 
 
+def held_out_scorers(analyses: list[TopicAnalysis], bias: int = 0) -> list[EdgeScorer]:
+    """For each topic, the user-topic scorer fitted on the other topics (folds that leave one topic out)."""
+    return [fit(analyses[:i] + analyses[i + 1:], bias) for i in range(len(analyses))]
+
+
 def topic_scores(analysis: TopicAnalysis, probabilities: dict, bias: int) -> list[float]:
     """The AER score of each labelled question of the topic, solved under priors none at this bias."""
     without, none_prior = PRIORS["none"]
@@ -57,9 +62,7 @@ def train_user_scorer(analyses: list[TopicAnalysis], say: Callable[[str], None] 
                       ) -> tuple[EdgeScorer, UserReport]:
     """The user-topic scorer fitted on every labelled topic, with its bias chosen on all the topics' held-out
     answers (folds leave one topic out), and the report of that cross-validation, nested for the bias."""
-    held = []
-    for i, analysis in enumerate(analyses):
-        held.append(edge_scores(analysis.table, fit(analyses[:i] + analyses[i + 1:])))
+    held = [edge_scores(a.table, scorer) for a, scorer in zip(analyses, held_out_scorers(analyses))]
     say(f"{len(analyses)} held-out scorers fitted")
     by_bias = {b: [topic_scores(a, p, b) for a, p in zip(analyses, held)] for b in BIASES}
     say(f"{len(BIASES)} biases solved")

@@ -75,16 +75,16 @@ REGIMES = ("aer", "none")
 @dataclass(frozen=True)
 class UserTrust:
     """The trust in a reader on a user's own topics (the regime "none"), where the structure model is weak (option
-    AUC 0.87 on user-dev, held out) and a topic has 25-29 open options, too few for the EM. The reader's error rate e is
-    estimated without gold from its disagreement with the structure model, option by option: where the structure
-    model gives p (its probabilities held at `temperature`: logit p / temperature), it errs with probability
-    e_s = min(p, 1 - p), and a reader erring apart from it disagrees with probability e_s + e (1 - 2 e_s); the
-    weighted least squares of e over the options the reader judged (the options the rules settle count with
-    e_s = 0) weighs the confident options most. The estimate is
-    read as e' = `gain` x e, held within [`floor`, 1/2]; a yes then carries log((1 - e') / e'), a no its
-    negative, times `scale`. The constants are chosen on the 24 user-style tuning topics (user-train and user-dev),
-    each answered by a structure model that did not see it, with folds that leave one topic out (BENCHMARKS.md,
-    "A reader on a user's own topic")."""
+    AUC 0.87 on user-dev, held out) and a topic has 25-29 open options, too few for the EM. The reader's error
+    rate e is estimated without gold from its disagreement with the structure model, option by option: where the
+    structure model gives p (its probabilities held at `temperature`: logit p / temperature), it errs with
+    probability e_s = min(p, 1 - p), and a reader erring apart from it disagrees with probability
+    e_s + e (1 - 2 e_s); the weighted least squares of e over the options the reader judged (the options the
+    rules settle count with e_s = 0) weighs the confident options most. The estimate is read as e' = `gain` x e,
+    held within [`floor`, 1/2]; a yes then carries log((1 - e') / e'), a no its negative, times `scale`. The
+    constants are chosen on the 24 user-style tuning topics (user-train and user-dev), each answered by a
+    structure model that did not see it, with folds that leave one topic out (BENCHMARKS.md, "A reader on a
+    user's own topic")."""
 
     scale: float = 1.0
     floor: float = 0.02
