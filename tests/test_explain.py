@@ -349,3 +349,42 @@ def test_confidence_orders_right_answers_above_wrong_ones(aer):
         assert result.auc() > 0.8 and result.auc(evidence_only=True) > 0.65, (regime, result.auc())
         guesses = result.guesses
         assert result.scores[guesses].mean() < result.scores[~guesses].mean() or regime == "whole"
+
+
+def test_the_temporal_rule_and_the_dates_group_name_the_dates():
+    from causalgraph.evidence.features import Source
+    from causalgraph.reason.explain import evidence_line, evidence_record
+    from causalgraph.text.dates import PartialDate
+    from causalgraph.text.extract import Sentence, TopicExtraction
+
+    t = Topic(1, [Question("q1", 1, "The dam failed on March 7, 2024.", (RAIN, GATES, CUP, "An inquiry opened on March 15, 2024."))])
+    graph = build_graph(t)
+    ids = {graph.nodes[n]["text"]: n for n in graph}
+    target, inquiry = ids[t.questions[0].target], ids[t.questions[0].options[3]]
+    scores = {(e, target): 0.5 for e in ids.values() if e != target}
+    solution = solve_topic(graph, scores, {(inquiry, target)}, explain=True)
+    record = explain_question(t.questions[0], graph, scores, solution)
+    assert record["options"]["D"]["why"] == ("not chosen: its own text is dated 2024-03-15, after the target's "
+                                             "(2024-03-07; temporal rule)")
+    # the dates group's line names both dates, the target's from its best dated mention where its text has none
+    told = TopicExtraction(("Report",), (Sentence(0, 0, "The dam failed on March 7.", PartialDate(2024, 3, 7)),), ())
+    for group, feature in (("dates", "event_date_gap"), ("later dates", "event_dated_after")):
+        moved = evidence_record({group: -1.2}, (Source(feature, 0, "dates the target"),), told,
+                                ("An inquiry opened on March 15, 2024.", "The dam failed."))
+        assert evidence_line({"evidence": moved}) == (f'lowered by {group} (-1.20 log-odds): the cause dated 2024-03-15, '
+                                                      'the target 2024-03-07, as told in "The dam failed on March 7." (Report)')
+
+
+def test_a_sentence_is_never_shown_moving_an_option_against_what_it_states():
+    from causalgraph.evidence.features import Source
+    from causalgraph.reason.explain import evidence_record
+    from causalgraph.text.extract import Sentence, TopicExtraction
+
+    told = TopicExtraction(("d",), (Sentence(0, 0, "The dam failed because the gates jammed.", None),
+                                    Sentence(0, 1, "The gates jammed because the dam failed.", None)), ())
+    sources = (Source("stated_cause", 0, "states it as a cause of the target"),
+               Source("stated_consequence", 1, "states it as a consequence of the target"))
+    lowered = evidence_record({"statements": -0.4}, sources, told)[0]
+    raised = evidence_record({"statements": 0.4}, sources, told)[0]
+    assert [s["feature"] for s in lowered["sentences"]] == ["stated_consequence"]
+    assert [s["feature"] for s in raised["sentences"]] == ["stated_cause"]

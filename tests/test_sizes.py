@@ -69,8 +69,8 @@ def test_sizes_prints_the_curve_with_a_reader(labelled, tmp_path, capsys):
     assert "| questions per topic | 3 | whole | test-shaped |" in out
     table = [l for l in out.splitlines() if l.startswith("| ") and not l.startswith("| questions per")]
     # three rows (score, without None, AUC) for each scorer: structure, size-aware, + documents, + each other
-    # evidence group (told, dependency cues, statements), + every group; three for the reader
-    assert len(table) == 3 * 8 + 3 and all(l.count("|") == 5 for l in table)
+    # evidence group (told, dependency cues, statements, later dates), + every group; three for the reader
+    assert len(table) == 3 * 9 + 3 and all(l.count("|") == 5 for l in table)
     assert "size-aware + documents + dates (the shipped evidence scorer)" in out
     alone = next(l for l in table if "reader.jsonl: reader alone" in l)
     assert alone.split("|")[2:4] == [" 1.0000 "] * 2

@@ -62,3 +62,28 @@ def test_user_topics_need_labels_and_an_existing_model(user_topics, tmp_path, ca
     assert "an existing one" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         train.main(["--user-topics", str(user_topics), "--data", "x", "--out", str(model)])
+
+
+def test_on_a_users_topic_an_earlier_date_alone_never_raises_an_option():
+    """The shipped scorer of a user's topic reads the dates for "after" only: on the demo, the football cup (dated
+    four days before the dam failure, related to it by no sentence) gets nothing from its dates, and no pair is
+    raised by its dates unless a sentence relates its two events."""
+    import numpy as np
+
+    from causalgraph.analysis.analyse import analyse_topic
+    from causalgraph.data import load_split
+    from causalgraph.evidence.features import GROUPS
+    from causalgraph.learn.scorer import edge_scores, evidence_effects
+
+    scorer, _ = load_scorer(DEFAULT_MODEL, "none")
+    assert "text_date_gap" not in scorer.features and "dated_before" not in scorer.features
+    assert set(GROUPS["later dates"]) <= set(scorer.features)
+    analysis = analyse_topic(load_split(DEMO_DATA, "sample")[0])
+    effects = evidence_effects(analysis.table, scorer, edge_scores(analysis.table, scorer))
+    frame = analysis.table.frame()
+    node = {analysis.graph.nodes[n]["text"].split(" on ")[0]: n for n in analysis.graph}
+    cup = (node["The Riverton football team won the regional cup"], node["The Riverton dam failed"])
+    assert effects[cup]["later dates"] == 0
+    for pair, (_, row) in zip(analysis.table.pairs, frame.iterrows()):
+        if np.isnan(row["linked_days_before"]):
+            assert effects[pair]["later dates"] <= 0, pair

@@ -1,5 +1,6 @@
 """The topic page: its graph data, explanation panels, escaping of document text, no remote resources, CLI."""
 
+import html
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -54,15 +55,41 @@ def test_demo_page_draws_every_event_and_candidate_edge(demo, tmp_path):
     path = page_module.render_topic(demo.analysis, demo.scores, demo.solution, tmp_path / "demo.html")
     page = path.read_text(encoding="utf-8")
     data, graph = page_data(page), demo.analysis.graph
-    assert sorted(n["id"] for n in data["nodes"]) == sorted(graph)
-    assert sorted((e["from"], e["to"]) for e in data["edges"]) == sorted(graph.edges)
+    questions_nodes = [n for n in data["nodes"] if n.get("group") != "document"]
+    assert sorted(n["id"] for n in questions_nodes) == sorted(graph)
+    assert sorted((e["from"], e["to"]) for e in data["edges"] if e.get("group") != "document") == sorted(graph.edges)
     targets = {n for n in graph if graph.nodes[n]["targets_of"]}
-    assert {n["id"] for n in data["nodes"] if n["shape"] == "box"} == targets
+    assert {n["id"] for n in questions_nodes if n["shape"] == "box"} == targets
     questions = [q.qid for q in demo.analysis.topic.questions]
     assert list(data["questions"]) == sorted(questions)
     tags = Tags(page).tags
     assert [a["value"] for t, a in tags if t == "option"] == ["", *questions]
     assert [a["data-qid"] for t, a in tags if t == "section"] == ["", *questions]
+
+
+def test_the_page_shows_the_document_events_and_their_sentences(demo, tmp_path, monkeypatch):
+    joined = demo.analysis.document_graph()
+    told = [n for n in joined if isinstance(n, tuple)]
+    stated = [(a, b, d) for a, b, d in joined.edges(data=True) if d["kind"] == "stated"]
+    assert told and stated
+    # "the spillway gates jammed" is told as the cause of the failure in a document sentence ("after")
+    assert any("jam" in joined.nodes[b]["text"] and "fail" in joined.nodes[a]["text"] or
+               "jam" in joined.nodes[a]["text"] and "fail" in joined.nodes[b]["text"] for a, b, _ in stated)
+    mentioned = {a for a, _, d in joined.edges(data=True) if d["kind"] == "mentioned"}
+    assert mentioned and mentioned <= set(demo.analysis.graph)
+    page = page_module.render_topic(demo.analysis, demo.scores, demo.solution, tmp_path / "d.html").read_text()
+    data = page_data(page)
+    shown = [n for n in data["nodes"] if n.get("group") == "document"]
+    assert len(shown) == len(told) and not any(n["hidden"] for n in shown)
+    edge = next(e for e in data["edges"] if e["id"].startswith("s"))
+    a, b = (int(x) for x in edge["id"][1:].split("-"))
+    assert joined.edges[("doc", a), ("doc", b)]["sentence"] in html.unescape(edge["title"])
+    assert f"{len(told)} document events" in page
+    # a large topic starts with them hidden behind the checkbox
+    monkeypatch.setattr(page_module, "DOCUMENT_EVENTS_SHOWN", 0)
+    page = page_module.render_topic(demo.analysis, demo.scores, demo.solution, tmp_path / "h.html").read_text()
+    assert all(n["hidden"] for n in page_data(page)["nodes"] if n.get("group") == "document")
+    assert 'id="documents" checked' not in page and 'id="documents"' in page
 
 
 def test_edges_show_score_choice_and_rejecting_rule():

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..config import DEFAULT_ENCODER
 from ..data import Document, Topic
+from ..evidence.events import document_graph
 from ..evidence.retrieve import DocumentVectors, embed_readings
 from ..evidence.topic import DocumentEvidence, read_evidence
 from ..evidence.timeline import Timeline, timeline_graph
@@ -76,6 +77,10 @@ class TopicAnalysis:
         """Gold cause labels of the candidate pairs, in table order (topics with gold answers only)."""
         labels = gold_pair_labels(self.topic, self.graph)
         return np.array([labels[p] for p in self.table.pairs], dtype=bool)
+
+    def document_graph(self) -> nx.DiGraph:
+        """The question graph with the events the documents tell joined to it (evidence.events)."""
+        return document_graph(self.graph, self.doc_evidence.events, self.extraction)
 
     def timeline_graph(self):
         """The document timeline of the topic's events as a networkx graph (see evidence.timeline)."""

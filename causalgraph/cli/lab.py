@@ -32,15 +32,16 @@ def cv_parser(command: str, doc: str, encoder: bool = True, bias: bool = False, 
     return parser
 
 
-def cv_inputs(args: argparse.Namespace, evidence: bool = False) -> tuple[list, list[TopicShape], int] | None:
+def cv_inputs(args: argparse.Namespace, evidence: bool = False, bias: bool = True) -> tuple[list, list[TopicShape], int] | None:
     """The labelled topics, the target topic shapes and the precision bias (--bias, else the shipped
-    scorer's); None, after printing the error, when the data cannot be read."""
+    scorer's; 0 where `bias` is False, so that `train` never reads the model it replaces); None, after printing
+    the error, when the data cannot be read."""
     from ..experiments.inputs import cv_inputs as read_cv_inputs, shipped_bias
 
     try:
         topics, shapes = read_cv_inputs(args.data, args.folds, getattr(args, "resize_to", None), evidence)
-        bias = getattr(args, "bias", None)
-        return topics, shapes, shipped_bias() if bias is None else bias
+        given = getattr(args, "bias", None)
+        return topics, shapes, given if given is not None else shipped_bias() if bias else 0
     except (DataError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return None

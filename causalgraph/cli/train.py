@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--out {args.out} is inside the installed package (the shipped model lives there); "
                          "add --force to write there")
         return user_main(args)
-    inputs = cv_inputs(args, evidence=args.reader is None)  # 11-36 read train-evidence/ as their documents
+    inputs = cv_inputs(args, evidence=args.reader is None, bias=False)  # 11-36 read train-evidence/ as their documents
     if inputs is None:
         return 2
     if args.reader is None and args.out is None:

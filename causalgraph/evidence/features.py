@@ -16,7 +16,12 @@ from .statements import STATEMENT_FEATURES, StatementReader
 # Feature groups, each measured as a row of the size curve (BENCHMARKS.md, "Topic size"):
 # - documents: how strongly each event is told, whether the two are told together or near each other, which
 #   is told first, causal cue phrases between them, the order of their best dated mentions;
-# - dates: the gap in days between the dates the event texts state (else their best dated mentions);
+# - dates: the gap in days between the dates the event texts state (else their best dated mentions), either way
+#   (the benchmark's scorer: on AER data an earlier date raises a cause, docs/lab/scorer.md);
+# - later dates: the same dates read for "after" only (a user's own topics, --priors none): whether the cause's
+#   best dated mention is after the target's, how many days the cause is dated after the target, and how many
+#   before it where a sentence relates the two (tells both, or a cue or a statement joins them). An earlier date
+#   alone reads as no date, so it never raises a cause;
 # - told: where each event is best told, the other's position there, and the gap between the publication
 #   dates of the two documents;
 # - dependency cues: the cause and effect arguments of a cue in the parse ("X led to Y", "because of X");
@@ -26,14 +31,16 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "documents": ("has_documents", "cause_support", "target_support", "same_sentence", "nearby_sentences",
                   "cause_mentioned_first", "cue_forward", "cue_backward", "dated_before"),
     "dates": ("text_date_gap", "event_date_gap"),
+    "later dates": ("dated_after", "text_dated_after", "event_dated_after", "linked_days_before"),
     "told": ("told_same_document", "told_order", "told_publication_gap"),
     "dependency cues": ("dependency_cue_forward", "dependency_cue_backward"),
     "statements": STATEMENT_FEATURES,
 }
 EVIDENCE_FEATURES = tuple(f for group in GROUPS.values() for f in group)
-# The value of each feature for a topic without documents: the document group's 0 (as it was trained),
-# unknown (NaN, which the gradient-boosted trees send down a learned branch) for the others.
-BLANK = np.array([0.0 if f in GROUPS["documents"] else np.nan for f in EVIDENCE_FEATURES])
+# The value of each feature for a topic without documents: the documents and statements groups' 0 (nothing told,
+# nothing stated: as they were trained), unknown (NaN, which the gradient-boosted trees send down a learned
+# branch) for the others.
+BLANK = np.array([0.0 if f in GROUPS["documents"] + GROUPS["statements"] else np.nan for f in EVIDENCE_FEATURES])
 WINDOW = 2  # sentences either side that count as "nearby"
 SOURCE_MIN = 0.5  # relevance (or clause similarity) a sentence needs to be named as a source of its feature
 # What each statement says of the cause candidate, as the role of the sentence that states it.
@@ -70,6 +77,17 @@ def _order(a: PartialDate | None, b: PartialDate | None) -> float:
     return -1.0 if is_after(a, b) else 1.0 if is_after(b, a) else 0.0
 
 
+def _days_before(a: PartialDate | None, b: PartialDate | None) -> float:
+    """Days that a comes before b, as `_days_after` reads them; NaN when a is not before b."""
+    return _days_after(b, a)
+
+
+def _days_after(a: PartialDate | None, b: PartialDate | None) -> float:
+    """Days that a comes after b, as `_gap` reads them; NaN when a is not after b."""
+    gap = _gap(b, a)
+    return gap if gap > 0 else np.nan
+
+
 class PairReader:
     """Reads the pair features of one topic from its extraction and retrieval; `event_texts` and
     `event_vectors` are the graph's nodes, `cue_vectors` the cause and effect clauses of every cue (by cue)."""
@@ -102,7 +120,20 @@ class PairReader:
             self._told(e, t, values, sources)
             self._cues(e, t, values, sources)
             self._statements(e, t, values, sources)
+            if self._related(values):
+                values["linked_days_before"] = _days_before(*self._event_dates(e, t))
         return np.array([values[f] for f in EVIDENCE_FEATURES]), sources
+
+    @staticmethod
+    def _related(values: dict[str, float]) -> bool:
+        """Whether a sentence relates the two events: tells both, or a cue or a statement joins them."""
+        joined = [values["same_sentence"], *(values[f"{p}_{d}"] for p in ("cue", "dependency_cue") for d in ("forward", "backward"))]
+        return max(joined) >= SOURCE_MIN or any(values[f] > 0 for f in STATEMENT_FEATURES)
+
+    def _event_dates(self, e: int, t: int) -> list[PartialDate | None]:
+        """The dates of the two events: each one's own text's, else its best dated mention's."""
+        return [self.own_dates[x] if self.own_dates[x] is not None else (m[0] if (m := self.mention_date(x)) else None)
+                for x in (e, t)]
 
     def _documents(self, e, t, values, sources) -> None:
         rel_e, rel_t = self.retrieval.relevance[e], self.retrieval.relevance[t]
@@ -138,6 +169,7 @@ class PairReader:
         dates = self.mention_date(e), self.mention_date(t)
         if dates[0] and dates[1]:
             values["dated_before"] = _order(dates[0][0], dates[1][0])
+            values["dated_after"] = 1.0 if values["dated_before"] < 0 else np.nan
 
     def _told(self, e, t, values, sources) -> None:
         if not self.best[e] or not self.best[t]:
@@ -153,16 +185,13 @@ class PairReader:
 
     def _dates(self, e, t, values, sources) -> None:
         values["text_date_gap"] = _gap(self.own_dates[e], self.own_dates[t])
-        dated = []
+        values["event_date_gap"] = _gap(*self._event_dates(e, t))
+        values["text_dated_after"] = _days_after(self.own_dates[e], self.own_dates[t])
+        values["event_dated_after"] = _days_after(*self._event_dates(e, t))
         for event in (e, t):
-            if self.own_dates[event] is not None:
-                dated.append(self.own_dates[event])
-            elif mention := self.mention_date(event):
-                dated.append(mention[0])
-                sources.append(Source("event_date_gap", mention[1], f"dates the {'cause' if event == e else 'target'}"))
-            else:
-                dated.append(None)
-        values["event_date_gap"] = _gap(*dated)
+            if self.own_dates[event] is None and (mention := self.mention_date(event)):
+                role = f"dates the {'cause' if event == e else 'target'}"
+                sources += [Source("event_date_gap", mention[1], role), Source("event_dated_after", mention[1], role)]
 
     def _cues(self, e, t, values, sources) -> None:
         cues = list(self.cue_vectors)

@@ -14,7 +14,7 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
-from ..text.dates import PartialDate, is_after, parse_date
+from ..text.dates import PartialDate, date_text, is_after, parse_date
 from ..text.extract import CueMatch, TopicExtraction
 from .retrieve import Retrieval
 
@@ -99,11 +99,11 @@ def timeline_graph(timeline: Timeline, extraction: TopicExtraction, documents, t
     for s in used:
         sentence = extraction.sentences[s]
         graph.add_node(f"s{s}", kind="sentence", text=sentence.text,
-                       date=_iso(sentence.date), relative_date=sentence.relative)
+                       date=date_text(sentence.date), relative_date=sentence.relative)
         graph.add_edge(f"s{s}", f"d{sentence.doc}", kind="in")
     for norm, text in sorted(texts.items()):
         date = timeline.dates.get(norm)
-        graph.add_node(f"e:{norm}", kind="event", text=text, date=_iso(date[0]) if date else "")
+        graph.add_node(f"e:{norm}", kind="event", text=text, date=date_text(date[0]) if date else "")
         for s in timeline.mentions.get(norm, ()):
             graph.add_edge(f"s{s}", f"e:{norm}", kind="mentions")
     for kind, edges in (("before", timeline.before), ("causes", timeline.causes)):
@@ -112,13 +112,6 @@ def timeline_graph(timeline: Timeline, extraction: TopicExtraction, documents, t
                 graph.add_edge(f"e:{a}", f"e:{b}", kind=kind, basis=edge.basis,
                                evidence=" | ".join(extraction.sentences[s].text for s in edge.sentences))
     return graph
-
-
-def _iso(date: PartialDate | None) -> str:
-    """A date as far as it is known: "2024-03-07", "2024-03", "03-07" (no year), or "" for none."""
-    if date is None:
-        return ""
-    return "-".join(([str(date.year)] if date.year else []) + [f"{v:02d}" for v in (date.month, date.day) if v is not None])
 
 
 def graph_format(path: str | os.PathLike) -> str:

@@ -1,6 +1,7 @@
 """The evidence of one topic, computed once: the sentences retrieved for each event, the evidence features of
-every candidate pair with the sentences they were read from, the documents' timeline, and the pairs whose
-texts' own dates place the cause after its target (the two sources of rules/temporal.lp's dated order)."""
+every candidate pair with the sentences they were read from, the documents' timeline, the pairs whose texts' own
+dates place the cause after its target (the two sources of rules/temporal.lp's dated order), and the events the
+documents tell beside the questions' (evidence/events.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 
 from ..text.dates import later_pairs
 from ..text.extract import TopicExtraction
+from .events import DocumentEvents, read_document_events
 from .features import EVIDENCE_FEATURES, PairReader, Source
 from .retrieve import DocumentVectors, embed_events, retrieve
 from .timeline import Timeline, build_timeline
@@ -20,7 +22,8 @@ from .timeline import Timeline, build_timeline
 class DocumentEvidence:
     """What the documents (and the event texts' own dates) say about a topic's events and candidate pairs.
     `features[i]` and `sources[i]` belong to `pairs[i]`; `mentions` maps an event to its best sentences as
-    (document title, sentence) pairs; `after` holds the pairs whose texts' own dates place E after T."""
+    (document title, sentence) pairs; `after` holds the pairs whose texts' own dates place E after T;
+    `events` are the document events and their links to the graph's events."""
 
     pairs: list[tuple[int, int]]
     features: np.ndarray
@@ -28,6 +31,7 @@ class DocumentEvidence:
     timeline: Timeline
     after: frozenset[tuple[int, int]]
     mentions: dict[int, list[tuple[str, str]]]
+    events: DocumentEvents
 
     def subset(self, events: list[int], pairs: list[tuple[int, int]]) -> DocumentEvidence:
         """The evidence of a subset of the events (the new node i is the old node `events[i]`) and their
@@ -37,7 +41,8 @@ class DocumentEvidence:
         mentions = {n: self.mentions[old] for n, old in enumerate(events) if old in self.mentions}
         after = frozenset(p for p in pairs if (events[p[0]], events[p[1]]) in self.after)
         return DocumentEvidence(pairs, self.features[rows].reshape(len(pairs), len(EVIDENCE_FEATURES)),
-                                tuple(self.sources[r] for r in rows), self.timeline, after, mentions)
+                                tuple(self.sources[r] for r in rows), self.timeline, after, mentions,
+                                self.events.subset(events))
 
 
 def read_evidence(extraction: TopicExtraction, embedded: DocumentVectors, graph: nx.DiGraph,
@@ -56,4 +61,5 @@ def read_evidence(extraction: TopicExtraction, embedded: DocumentVectors, graph:
                     for s, _ in retrieval.best(n)] for n in range(len(texts)) if extraction.sentences}
     timeline = build_timeline(extraction, texts, [graph.nodes[n]["norm"] for n in graph], retrieval, vectors, cue_vectors)
     after = frozenset(later_pairs(dict(enumerate(texts)), pairs))
-    return DocumentEvidence(pairs, features, tuple(tuple(s) for _, s in read), timeline, after, mentions)
+    events = read_document_events(extraction, cue_vectors, vectors)
+    return DocumentEvidence(pairs, features, tuple(tuple(s) for _, s in read), timeline, after, mentions, events)

@@ -15,10 +15,13 @@ from ..analysis.analyse import TopicAnalysis
 from ..data.metric import question_score
 from ..reason.groups import PRIORS
 from ..reason.solve import SolverParams, solve_analysis
-from .bands import SHIPPED_GROUPS, scorer_kinds
+from .bands import scorer_kinds
 from .scorer import EdgeScorer, edge_scores
 
-USER_GROUPS = (*SHIPPED_GROUPS, "statements")
+# The benchmark scorer's groups with its dates read for "after" only (an earlier date never raises a cause of a
+# user's topic), and the directed statements.
+USER_GROUPS = ("documents", "later dates", "statements")
+EARLIER = ("dated_before",)  # the documents group's earlier-date reading, which "later dates" reads for after only
 # Small trees: 24 topics and about 600 pairs (benchmarks/user_scorer.py fits the same).
 USER_PARAMS = {"max_iter": 100, "max_leaf_nodes": 4}
 BIASES = tuple(range(-100, 301, 25))  # precision biases tried (log-odds x 100)
@@ -26,7 +29,7 @@ BIASES = tuple(range(-100, 301, 25))  # precision biases tried (log-odds x 100)
 
 def user_features() -> tuple[str, ...]:
     """The features of the user-topic scorer."""
-    return scorer_kinds("none", USER_GROUPS)[1].keywords["features"]
+    return tuple(f for f in scorer_kinds("none", USER_GROUPS)[1].keywords["features"] if f not in EARLIER)
 
 
 def fit(analyses: list[TopicAnalysis], bias: int = 0, features: tuple[str, ...] | None = None) -> EdgeScorer:

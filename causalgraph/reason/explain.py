@@ -9,6 +9,7 @@ import networkx as nx
 from ..data import LABELS, Question
 from ..evidence.features import GROUPS, Source
 from ..readers.base import ReaderJudgements
+from ..text.dates import date_text, parse_date
 from ..text.extract import TopicExtraction
 from .facts import Excluded, Forced, describe, log_odds
 from .solve import Confidence, Solution
@@ -21,31 +22,47 @@ COSTS = ("none_in", "mutual", "cap", "cap_in", "doc_after", "shortcut", "pair_sh
 GROUP_WORDS = {"documents": "where the documents tell the two events (together, near each other, which first, "
                             "a causal cue between them, the order of their dates)",
                "dates": "the days between the dates the texts (or their best mentions) state",
+               "later dates": "how far the cause is dated after the target, by the dates the texts (or their best "
+                              "mentions) state, or before it where a sentence relates the two",
                "told": "where each event is best told, and the documents' dates",
                "dependency cues": "a cue's cause and effect in the parse",
                "statements": "what the sentences state of the two events, read with the connective's direction"}
 EFFECT_SHOWN = 0.1
+# The statements that speak for an option being a cause, and against it: a group that lowers an option does not
+# cite the first (it lowered the option for another reason: a stronger statement of another option, say), nor does
+# one that raises it cite the second.
+FOR = ("stated_cause", "stated_cause_across", "stated_before")
+AGAINST = ("stated_consequence", "stated_consequence_across", "stated_not_cause", "stated_after")
 SENTENCES_SHOWN = 3
 # The sentences of a group in this order of the features they fed: a stated cause first, co-mention last.
 FEATURE_ORDER = ("stated_cause", "stated_cause_across", "stated_not_cause", "stated_consequence",
                  "stated_consequence_across", "stated_after", "stated_before", "cue_forward", "dependency_cue_forward",
-                 "nearby_sentences", "same_sentence", "told_order", "event_date_gap")
+                 "nearby_sentences", "same_sentence", "told_order", "event_date_gap", "event_dated_after")
 
 
-def evidence_record(effects: dict[str, float], sources: tuple[Source, ...], extraction: TopicExtraction) -> list[dict]:
+def evidence_record(effects: dict[str, float], sources: tuple[Source, ...], extraction: TopicExtraction,
+                    texts: tuple[str, str] = ("", "")) -> list[dict]:
     """What moved an option's score, from its pair's evidence: each evidence group whose blanking moves the
     log-odds by EFFECT_SHOWN or more (learn.scorer.evidence_effects), most first, with the sentences that group
-    read, their documents and the feature each fed."""
+    read (less those that say the opposite of its effect: FOR, AGAINST), their documents and the feature each fed; the dates group names the dates of the cause and the target
+    (`texts`, their event texts: the date each states, else its best dated mention's)."""
     record = []
     for group, effect in sorted(effects.items(), key=lambda kv: (-abs(kv[1]), kv[0])):
         if abs(effect) < EFFECT_SHOWN:
             continue
-        read = sorted((s for s in sources if s.feature in GROUPS[group]), key=lambda s: FEATURE_ORDER.index(s.feature))
+        against = AGAINST if effect > 0 else FOR  # a sentence is never shown moving an option against what it says
+        read = sorted((s for s in sources if s.feature in GROUPS[group] and s.feature not in against),
+                      key=lambda s: FEATURE_ORDER.index(s.feature))
         read = list(dict.fromkeys(read))[:SENTENCES_SHOWN]
         record.append({"group": group, "log_odds": round(effect, 2), "what": GROUP_WORDS[group],
                        "sentences": [{"document": extraction.titles[extraction.sentences[s.sentence].doc],
                                       "sentence": extraction.sentences[s.sentence].text, "feature": s.feature,
                                       "role": s.role} for s in read]})
+        if group in ("dates", "later dates"):
+            mentioned = {s.role.rsplit(" ", 1)[-1]: extraction.sentences[s.sentence].date for s in sources
+                         if s.feature in GROUPS[group]}
+            record[-1]["dates"] = {role: date_text(parse_date(text) or mentioned.get(role))
+                                   for role, text in zip(("cause", "target"), texts)}
     return record
 
 
@@ -55,10 +72,13 @@ def evidence_line(option: dict) -> str | None:
         return None
     top = option["evidence"][0]
     line = f"{'raised' if top['log_odds'] > 0 else 'lowered'} by {top['group']} ({top['log_odds']:+.2f} log-odds)"
+    if top.get("dates"):
+        line += f": the cause dated {top['dates']['cause'] or 'unknown'}, the target {top['dates']['target'] or 'unknown'}"
     if top["sentences"]:
         first = top["sentences"][0]
-        line += f": \"{first['sentence']}\"" + (f" ({first['document']})" if first["document"] else "")
-    else:
+        line += (", as told in " if top.get("dates") else ": ") + f"\"{first['sentence']}\""
+        line += f" ({first['document']})" if first["document"] else ""
+    elif not top.get("dates"):
         line += f": {top['what']}"
     return line
 
@@ -104,6 +124,11 @@ def own_reason(solution: Solution, qid: str, label: str | None) -> str:
     if any(w.kind == "prior" for w in solution.why_atoms(qid, label or "")):
         return "the question offers its text twice (construction prior)"
     return clears(solution, solution.gains.get((qid, label or "")))
+
+
+def dated(graph: nx.DiGraph, node: int | None) -> str:
+    """The date an event's own text states, as far as it states it ("2024-03-07", "2015-09")."""
+    return date_text(parse_date(graph.nodes[node]["text"])) if node is not None else ""
 
 
 def why_sentence(graph: nx.DiGraph, solution: Solution, qid: str, label: str) -> str:
@@ -154,7 +179,8 @@ def why_sentence(graph: nx.DiGraph, solution: Solution, qid: str, label: str) ->
         "real_chosen": f"not chosen: {', '.join(real)} {'is' if len(real) == 1 else 'are'} chosen",
         "none_off": "not chosen: the none rule group is switched off",
         "self": "not chosen: it is the target event itself",
-        "temporal": "not chosen: its own text is dated after the target's (temporal rule)",
+        "temporal": f"not chosen: its own text is dated {dated(graph, slots.options.get(label))}, after the target's "
+                    f"({dated(graph, slots.target)}; temporal rule)",
         "none_answer": (f"not chosen: the question answers None (the None prior), though {clears(solution, gain)}"
                         if gain is not None and gain > 0 else
                         f"not chosen: {falls_short(solution, gain)}, and the question answers None"

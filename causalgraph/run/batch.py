@@ -167,7 +167,9 @@ def pair_evidence(analysis: TopicAnalysis, scorer: Scorer,
     its edge `probabilities` by the scorer."""
     effects = evidence_effects(analysis.table, scorer, probabilities)
     sources = dict(zip(analysis.doc_evidence.pairs, analysis.doc_evidence.sources))
-    return {p: evidence_record(effects[p], sources.get(p, ()), analysis.extraction) for p in analysis.table.pairs}
+    texts = analysis.graph.nodes
+    return {(e, t): evidence_record(effects[e, t], sources.get((e, t), ()), analysis.extraction,
+                                    (texts[e]["text"], texts[t]["text"])) for e, t in analysis.table.pairs}
 
 
 

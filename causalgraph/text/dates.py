@@ -131,6 +131,13 @@ def day_number(d: PartialDate, year: int | None = None) -> int | None:
         return None
 
 
+def date_text(date: PartialDate | None) -> str:
+    """A date as far as it is known: "2024-03-07", "2024-03", "03-07" (no year), or "" for none."""
+    if date is None:
+        return ""
+    return "-".join(([str(date.year)] if date.year else []) + [f"{v:02d}" for v in (date.month, date.day) if v is not None])
+
+
 def iso_day(iso: str) -> int | None:
     """The ordinal of a yyyy-mm-dd publication date; None for "" or no real day."""
     try:

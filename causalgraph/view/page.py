@@ -4,6 +4,9 @@ Nodes are events (targets as boxes, other options as ellipses); an edge E -> T i
 and sized by its edge score. Edges chosen by the answer set glow green, edges a rule excluded are dashed.
 Hovering shows full texts, scores, rule atoms and evidence sentences; picking a question highlights its
 target and options and shows what the program used to answer it (the `--explain` record of the question).
+Beside them, the events the documents tell (evidence/events.py): small grey nodes, a cue's edge between two of
+them with its sentence on hover, and a dotted line from a question event to the document events that stand for
+it; hidden behind a checkbox on a topic with more than DOCUMENT_EVENTS_SHOWN of them.
 pyvis builds the vis-network data and ships the vis-network library, which is inlined; the page template is
 our own, as pyvis's loads Bootstrap from a CDN.
 """
@@ -43,6 +46,8 @@ OPTIONS = {
 TARGET_COLOR = {"background": "#fdd0a2", "border": "#e6550d"}
 OPTION_COLOR = {"background": "#deebf7", "border": "#3182bd"}
 CHOSEN_GLOW = {"enabled": True, "color": "rgba(26,152,80,0.85)", "size": 14, "x": 0, "y": 0}
+DOCUMENT_COLOR = {"background": "#f0f0f0", "border": "#969696"}
+DOCUMENT_EVENTS_SHOWN = 30  # more document events than this start hidden
 
 
 def short_label(text: str, width: int = 40) -> str:
@@ -137,6 +142,31 @@ def build_network(graph: nx.DiGraph, scores: dict[tuple[int, int], float], solut
     return net
 
 
+def add_document_events(net: Network, joined: nx.DiGraph, hidden: bool) -> int:
+    """Add the document events of `joined` (AnalysisTopic.document_graph) and their edges to the network, hidden
+    when `hidden`; the number of document events."""
+    documents = sorted(n for n in joined if isinstance(n, tuple))
+    for node in documents:
+        attrs = joined.nodes[node]
+        net.add_node(f"d{node[1]}", label=short_label(attrs["text"], 30), group="document", hidden=hidden,
+                     title=tooltip((f"document event d{node[1]}", [attrs["text"]]),
+                                   ("Told in", [f"{attrs['document']}{', dated ' + attrs['date'] if attrs['date'] else ''}: "
+                                                f"{attrs['sentence']}"])),
+                     shape="box", color=DOCUMENT_COLOR, font={"size": 11, "color": "#555555"}, margin=4)
+    for a, b, attrs in sorted(joined.edges(data=True), key=lambda e: (str(e[0]), str(e[1]))):
+        if attrs["kind"] == "stated":
+            net.add_edge(f"d{a[1]}", f"d{b[1]}", id=f"s{a[1]}-{b[1]}", group="document", hidden=hidden,
+                         title=tooltip((f"'{attrs['cue']}' ({attrs['cue_kind']})",
+                                        [f"{attrs['document']}: {attrs['sentence']}"])),
+                         color={"color": "#969696"}, width=1.5)
+        elif attrs["kind"] == "mentioned":
+            net.add_edge(a, f"d{b[1]}", id=f"m{a}-{b[1]}", group="document", hidden=hidden, dashes=[2, 4],
+                         arrows={"to": {"enabled": False}},
+                         title=tooltip(("", [f"the document event stands for event {a} (cosine {attrs['similarity']:.2f})"])),
+                         color={"color": "#bdbdbd"}, width=1)
+    return len(documents)
+
+
 def question_view(question: Question, graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution,
                   evidence: dict | None, readers: tuple[ReaderJudgements, ...] = (),
                   moved: dict[tuple[int, int], list[dict]] | None = None) -> dict:
@@ -159,9 +189,14 @@ def question_view(question: Question, graph: nx.DiGraph, scores: dict[tuple[int,
 
 def topic_page(topic: Topic, graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution,
                evidence: dict | None = None, readers: tuple[ReaderJudgements, ...] = (),
-               moved: dict[tuple[int, int], list[dict]] | None = None) -> str:
-    """The HTML page of a topic: vis-network inlined, no remote resources, all document text escaped."""
+               moved: dict[tuple[int, int], list[dict]] | None = None, joined: nx.DiGraph | None = None) -> str:
+    """The HTML page of a topic: vis-network inlined, no remote resources, all document text escaped; with the
+    document events of `joined` (TopicAnalysis.document_graph) where it is given."""
     net = build_network(graph, scores, solution, evidence)
+    documents = sum(isinstance(n, tuple) for n in joined) if joined is not None else 0
+    collapsed = documents > DOCUMENT_EVENTS_SHOWN
+    if joined is not None:
+        add_document_events(net, joined, collapsed)
     questions = [question_view(q, graph, scores, solution, evidence, readers, moved) for q in topic.questions]
     slots = graph.graph["questions"]
     data = {
@@ -186,6 +221,9 @@ def topic_page(topic: Topic, graph: nx.DiGraph, scores: dict[tuple[int, int], fl
         data=data,
         short_label=short_label,
         n_chosen=len(solution.causes),
+        document_events=documents,
+        document_edges=sum(kind == "stated" for *_, kind in joined.edges(data="kind")) if joined is not None else 0,
+        collapsed=collapsed,
     )
 
 
@@ -195,5 +233,6 @@ def render_topic(analysis, scores: dict[tuple[int, int], float], solution: Solut
     what moved each option's score where `moved` gives it (run.batch.pair_evidence)."""
     path = Path(path)
     evidence = getattr(analysis, "evidence", None)
-    write_files({path: topic_page(analysis.topic, analysis.graph, scores, solution, evidence, readers, moved)})
+    joined = analysis.document_graph() if hasattr(analysis, "document_graph") else None
+    write_files({path: topic_page(analysis.topic, analysis.graph, scores, solution, evidence, readers, moved, joined)})
     return path
