@@ -6,7 +6,8 @@ score of the answers solved under priors none, and their shapes. Folds leave one
 by a scorer fitted on all tuning topics and never tunes anything. The precision bias is chosen on the held-out
 answers of the first tuning set only (user-train), so the second (user-dev) is scored at a bias it did not choose.
 The features are the shipped user-topic scorer's (learn/user.py). The last rows answer each tuning topic at the bias
-chosen on the other tuning topics' held-out answers, as `train --user-topics` reports them.
+chosen on the other tuning topics' held-out answers, as `train --user-topics` reports them. A last table reads the
+statements as hard rules over those probabilities instead.
 
     python benchmarks/user_scorer.py --cache-dir /tmp/user-cache
 """
@@ -106,6 +107,27 @@ def main() -> int:
                         tally(counts, frozenset(solution.answers[q.qid]), q)
                 auc = roc_auc_score(np.concatenate([gold[i] for i in ids]), np.concatenate([[pairs[i][p] for p in topics[i][1].table.pairs] for i in ids]))
                 print(f"| {label} ({regime}) | {root.name} | {auc:.4f} | {shape_cells(counts)} |", flush=True)
+    # the statements read as rules over the last scorer's probabilities: an option stated as a consequence (or as
+    # later) and never as a cause is ruled out (its probability set to 0.01); the tuning topics at the bias chosen on
+    # the others, the validation set at the bias chosen on all tuning topics
+    biases = {**nested, **dict.fromkeys(validation, max(BIASES, key=lambda b: sum(totals[b].values())))}
+    print("\n| statements as rules | " + " | ".join(root.name for root in roots) + " |")
+    print("|---|" + "---|" * len(roots))
+    for rule, against in (("none (the scorer alone)", ()), ("a stated consequence is ruled out", ("stated_consequence",)),
+                          ("the same, across sentences too", ("stated_consequence", "stated_consequence_across")),
+                          ("a stated consequence or later event is ruled out", ("stated_consequence", "stated_after"))):
+        cells = []
+        for root in roots:
+            total = count = 0
+            for i in (i for i, (name, _) in enumerate(topics) if name == root.name):
+                frame = topics[i][1].table.frame()
+                out = (frame[list(against)].gt(0).any(axis=1) & frame[["stated_cause", "stated_cause_across"]].eq(0).all(axis=1)
+                       if against else pd.Series(False, index=frame.index))
+                probs = {p: 0.01 if ruled else pairs[i][p] for p, ruled in zip(topics[i][1].table.pairs, out)}
+                scores = topic_scores(topics[i][1], probs, biases[i])
+                total, count = total + sum(scores), count + len(scores)
+            cells.append(f"{total / count:.4f}")
+        print(f"| {rule} | " + " | ".join(cells) + " |", flush=True)
     return 0
 
 

@@ -65,7 +65,7 @@ def test_page_draws_the_graph_and_runs_no_injected_script(browser, tmp_path):
     panel = browser.find_element(By.CSS_SELECTOR, 'section.explain[data-qid="q1"]')
     assert panel.is_displayed()
     assert not browser.find_element(By.CSS_SELECTOR, 'section.explain[data-qid="q2"]').is_displayed()
-    assert SCRIPT in panel.text and "dated after the target's (temporal rule)" in panel.text  # D's why
+    assert SCRIPT in panel.text and "dated 03-15, after the target's (03-07; temporal rule)" in panel.text  # D's why
     assert "excluded(temporal,4,0)" in panel.get_attribute("textContent")  # its rule atoms, folded
     flood = page.ids[FLOOD]
     assert browser.execute_script(f"return network.body.data.nodes.get({flood}).color.background") == "#f4f4f4"
@@ -77,3 +77,30 @@ def test_page_draws_the_graph_and_runs_no_injected_script(browser, tmp_path):
     shot = tmp_path / "topic.png"
     browser.save_screenshot(str(shot))
     print(f"screenshot: {shot}")
+
+
+def test_the_document_events_checkbox_shows_and_hides_them(browser, tmp_path, monkeypatch):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from causalgraph.analysis.analyse import analyse_topic
+    from causalgraph.config import DEMO_DATA
+    from causalgraph.data import load_split
+    from causalgraph.learn.crossval import fit_scorer
+    from causalgraph.learn.scorer import EdgeScorer
+    from causalgraph.run.batch import answer_topic
+    from causalgraph.view import page as page_module
+
+    analysis = analyse_topic(load_split(DEMO_DATA, "sample")[0])
+    scores, solution = answer_topic(analysis, fit_scorer(EdgeScorer, [analysis]))
+    monkeypatch.setattr(page_module, "DOCUMENT_EVENTS_SHOWN", 0)  # the demo's 10 drawn as a large topic's: hidden
+    path = page_module.render_topic(analysis, scores, solution, tmp_path / "demo.html")
+    browser.get(path.as_uri())
+    WebDriverWait(browser, 20).until(lambda d: d.execute_script("return !!(window.network && network.body)"))
+    hidden = "return network.body.data.nodes.get().filter(function (n) { return n.group === 'document' && !n.hidden; }).length"
+    told = sum(isinstance(n, tuple) for n in analysis.document_graph())
+    assert told and browser.execute_script(hidden) == 0
+    browser.find_element(By.ID, "documents").click()
+    assert browser.execute_script(hidden) == told
+    browser.find_element(By.ID, "documents").click()
+    assert browser.execute_script(hidden) == 0
