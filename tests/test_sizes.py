@@ -133,12 +133,17 @@ def test_a_model_loads_when_its_features_are_known(tmp_path):
 
 
 @pytest.mark.slow  # trains several scorers on copies of many sizes: minutes on two cores
-def test_train_size_copies_make_a_size_aware_scorer(labelled, tmp_path, capsys):
+def test_train_writes_a_size_blend_trained_on_sized_copies(labelled, tmp_path, capsys):
+    from causalgraph.learn.crossval import SIZE_COPIES
+    from causalgraph.learn.scorer import SizeBlend
+
     out = tmp_path / "scorer.joblib"
-    assert train.main(["--data", labelled, "--folds", "3", "--out", str(out), "--size-copies", "1,3"]) == 0
-    assert load_scorer(out)[0].features == STRUCTURE_FEATURES
+    assert train.main(["--data", labelled, "--folds", "3", "--out", str(out), "--resize-to", "none", "--quiet"]) == 0
+    blend = load_scorer(out)[0]
+    assert isinstance(blend, SizeBlend) and set(SIZE_FEATURES) <= set(blend.features)
+    assert blend.structure.features == QUESTION_FEATURES
     card = out.with_suffix(".md").read_text()
-    assert "--size-copies 1,3 " in card and "for each size k of 1, 3" in card
-    with pytest.raises(SystemExit):
-        train.main(["--data", labelled, "--out", str(out), "--size-copies", "0"])
-    assert "--size-copies takes positive integers or 'none'" in capsys.readouterr().err
+    assert f"copies of {', '.join(map(str, SIZE_COPIES))} questions" in card
+    with pytest.raises(SystemExit):  # the option the size copies once had is gone: they are always made
+        train.main(["--data", labelled, "--out", str(out), "--size-copies", "1,3"])
+    assert "unrecognized arguments: --size-copies" in capsys.readouterr().err
