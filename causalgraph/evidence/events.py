@@ -14,8 +14,9 @@ import numpy as np
 from ..data import normalize_text
 from ..text.dates import date_text
 from ..text.extract import CueMatch, TopicExtraction
+from .features import SOURCE_MIN
 
-LINK_MIN = 0.5  # the cosine at which a document event stands for a question event (features.SOURCE_MIN)
+LINK_MIN = SOURCE_MIN  # the cosine at which a document event stands for a question event, as a sentence does
 LINKS_KEPT = 3  # the document events linked to each question event, best first
 
 

@@ -77,15 +77,9 @@ def _order(a: PartialDate | None, b: PartialDate | None) -> float:
     return -1.0 if is_after(a, b) else 1.0 if is_after(b, a) else 0.0
 
 
-def _days_before(a: PartialDate | None, b: PartialDate | None) -> float:
-    """Days that a comes before b, as `_days_after` reads them; NaN when a is not before b."""
-    return _days_after(b, a)
-
-
-def _days_after(a: PartialDate | None, b: PartialDate | None) -> float:
-    """Days that a comes after b, as `_gap` reads them; NaN when a is not after b."""
-    gap = _gap(b, a)
-    return gap if gap > 0 else np.nan
+def _later(gap: float) -> float:
+    """The days a `_gap` from the cause to the target puts the cause after it; NaN where it is not after."""
+    return -gap if gap < 0 else np.nan
 
 
 class PairReader:
@@ -121,7 +115,7 @@ class PairReader:
             self._cues(e, t, values, sources)
             self._statements(e, t, values, sources)
             if self._related(values):
-                values["linked_days_before"] = _days_before(*self._event_dates(e, t))
+                values["linked_days_before"] = _later(-values["event_date_gap"])
         return np.array([values[f] for f in EVIDENCE_FEATURES]), sources
 
     @staticmethod
@@ -129,11 +123,6 @@ class PairReader:
         """Whether a sentence relates the two events: tells both, or a cue or a statement joins them."""
         joined = [values["same_sentence"], *(values[f"{p}_{d}"] for p in ("cue", "dependency_cue") for d in ("forward", "backward"))]
         return max(joined) >= SOURCE_MIN or any(values[f] > 0 for f in STATEMENT_FEATURES)
-
-    def _event_dates(self, e: int, t: int) -> list[PartialDate | None]:
-        """The dates of the two events: each one's own text's, else its best dated mention's."""
-        return [self.own_dates[x] if self.own_dates[x] is not None else (m[0] if (m := self.mention_date(x)) else None)
-                for x in (e, t)]
 
     def _documents(self, e, t, values, sources) -> None:
         rel_e, rel_t = self.retrieval.relevance[e], self.retrieval.relevance[t]
@@ -184,14 +173,20 @@ class PairReader:
                     Source("told_order", st.index, "where the target is told")]
 
     def _dates(self, e, t, values, sources) -> None:
-        values["text_date_gap"] = _gap(self.own_dates[e], self.own_dates[t])
-        values["event_date_gap"] = _gap(*self._event_dates(e, t))
-        values["text_dated_after"] = _days_after(self.own_dates[e], self.own_dates[t])
-        values["event_dated_after"] = _days_after(*self._event_dates(e, t))
+        dated = []  # each event's own text's date, else its best dated mention's
         for event in (e, t):
-            if self.own_dates[event] is None and (mention := self.mention_date(event)):
+            if self.own_dates[event] is not None:
+                dated.append(self.own_dates[event])
+            elif mention := self.mention_date(event):
+                dated.append(mention[0])
                 role = f"dates the {'cause' if event == e else 'target'}"
                 sources += [Source("event_date_gap", mention[1], role), Source("event_dated_after", mention[1], role)]
+            else:
+                dated.append(None)
+        values["text_date_gap"] = _gap(self.own_dates[e], self.own_dates[t])
+        values["event_date_gap"] = _gap(*dated)
+        values["text_dated_after"] = _later(values["text_date_gap"])
+        values["event_dated_after"] = _later(values["event_date_gap"])
 
     def _cues(self, e, t, values, sources) -> None:
         cues = list(self.cue_vectors)

@@ -142,9 +142,9 @@ def build_network(graph: nx.DiGraph, scores: dict[tuple[int, int], float], solut
     return net
 
 
-def add_document_events(net: Network, joined: nx.DiGraph, hidden: bool) -> int:
-    """Add the document events of `joined` (AnalysisTopic.document_graph) and their edges to the network, hidden
-    when `hidden`; the number of document events."""
+def add_document_events(net: Network, joined: nx.DiGraph, hidden: bool) -> None:
+    """Add the document events of `joined` (TopicAnalysis.document_graph) and their edges to the network, hidden
+    when `hidden`."""
     documents = sorted(n for n in joined if isinstance(n, tuple))
     for node in documents:
         attrs = joined.nodes[node]
@@ -164,7 +164,6 @@ def add_document_events(net: Network, joined: nx.DiGraph, hidden: bool) -> int:
                          arrows={"to": {"enabled": False}},
                          title=tooltip(("", [f"the document event stands for event {a} (cosine {attrs['similarity']:.2f})"])),
                          color={"color": "#bdbdbd"}, width=1)
-    return len(documents)
 
 
 def question_view(question: Question, graph: nx.DiGraph, scores: dict[tuple[int, int], float], solution: Solution,
