@@ -6,8 +6,10 @@ score of the answers solved under priors none, and their shapes. Folds leave one
 by a scorer fitted on all tuning topics and never tunes anything. The precision bias is chosen on the held-out
 answers of the first tuning set only (user-train), so the second (user-dev) is scored at a bias it did not choose.
 The features are the shipped user-topic scorer's (learn/user.py). The last rows answer each tuning topic at the bias
-chosen on the other tuning topics' held-out answers, as `train --user-topics` reports them. A last table reads the
-statements as hard rules over those probabilities instead.
+chosen on the other tuning topics' held-out answers, as `train --user-topics` reports them. A table then gives how the
+shipped features' scorer ranks each question's options, and the answers of the highest expected score over its
+probabilities (a decision rule in place of the precision bias and the rules). A last table reads the statements as
+hard rules over those probabilities instead.
 
     python benchmarks/user_scorer.py --cache-dir /tmp/user-cache
 """
@@ -15,6 +17,8 @@ statements as hard rules over those probabilities instead.
 from __future__ import annotations
 
 import argparse
+import itertools
+import math
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +29,7 @@ import causalgraph as cg
 from causalgraph.analysis.cache import AnalysisCache
 from causalgraph.analysis.table import FEATURE_GROUPS
 from causalgraph.config import DEFAULT_MODEL
+from causalgraph.data.metric import question_score
 from causalgraph.evidence.statements import STATEMENT_FEATURES
 from causalgraph.learn.scorer import edge_scores
 from causalgraph.learn.user import BIASES, fit, topic_scores, user_features
@@ -62,6 +67,44 @@ def held_out(analyses: list, train: list[int], test: list[int], features: list[s
     fitted on the `train` topics."""
     scorer = fit([analyses[i] for i in train], features=tuple(features))
     return [edge_scores(analyses[i].table, scorer) for i in test]
+
+
+def option_probabilities(analysis, probabilities: dict, q) -> dict[str, float]:
+    """Each real option's held-out probability of being a cause of the question's target (0 for the target
+    itself)."""
+    slots = analysis.graph.graph["questions"][q.qid]
+    return {label: 0.0 if event == slots.target else probabilities[(event, slots.target)]
+            for label, event in slots.options.items()}
+
+
+def expected_best(options: dict[str, float], none: str | None) -> frozenset[str]:
+    """The answer of the highest expected AER score, the options' probabilities taken as independent: a set S of
+    real options scores 1 where it is the gold and 0.5 where the gold holds more, so it expects
+    P(S all causes) x (1 + P(no other option a cause)) / 2; None expects P(no option a cause)."""
+    def expected(chosen: tuple[str, ...]) -> float:
+        rest = math.prod(1 - p for label, p in options.items() if label not in chosen)
+        return math.prod(options[label] for label in chosen) * (1 + rest) / 2
+    subsets = [c for k in range(1, len(options) + 1) for c in itertools.combinations(sorted(options), k)]
+    best = max(subsets, key=expected)
+    if none is not None and math.prod(1 - p for p in options.values()) > expected(best):
+        return frozenset({none})
+    return frozenset(best)
+
+
+def ranking(analysis, probabilities: dict) -> tuple[int, int, list[float]]:
+    """Over the questions with a real cause: how many, in how many the most probable option is one, and each
+    such question's AUC of its options (where its options are not all causes)."""
+    count = top = 0
+    aucs = []
+    for q in analysis.topic.questions:
+        options = option_probabilities(analysis, probabilities, q)
+        gold = [label in q.gold for label in options]
+        if any(gold):
+            count += 1
+            top += max(options, key=options.get) in q.gold
+            if not all(gold):
+                aucs.append(roc_auc_score(gold, list(options.values())))
+    return count, top, aucs
 
 
 def main() -> int:
@@ -107,6 +150,20 @@ def main() -> int:
                         tally(counts, frozenset(solution.answers[q.qid]), q)
                 auc = roc_auc_score(np.concatenate([gold[i] for i in ids]), np.concatenate([[pairs[i][p] for p in topics[i][1].table.pairs] for i in ids]))
                 print(f"| {label} ({regime}) | {root.name} | {auc:.4f} | {shape_cells(counts)} |", flush=True)
+    # how the last scorer ranks each question's options, and the answers of the highest expected score over them
+    print("\n| set | questions with a real cause | its most probable option a cause | mean AUC within a question | "
+          "answers of the highest expected score | several labels (gold has several) |")
+    print("|---|---|---|---|---|---|")
+    for root in roots:
+        ids = [i for i, (name, _) in enumerate(topics) if name == root.name]
+        ranked = [ranking(topics[i][1], pairs[i]) for i in ids]
+        count, top, aucs = sum(r[0] for r in ranked), sum(r[1] for r in ranked), [a for r in ranked for a in r[2]]
+        answers = [(expected_best(option_probabilities(topics[i][1], pairs[i], q), q.none_label), q)
+                   for i in ids for q in topics[i][1].topic.questions]
+        several = sum(len(a) > 1 and len(q.gold) > 1 for a, q in answers)
+        print(f"| {root.name} | {count} | {top} ({top / count:.3f}) | {np.mean(aucs):.3f} | "
+              f"{np.mean([question_score(a, q.gold) for a, q in answers]):.4f} | "
+              f"{several} of {sum(len(q.gold) > 1 for _, q in answers)} |", flush=True)
     # the statements read as rules over the last scorer's probabilities: an option stated as a consequence (or as
     # later) and never as a cause is ruled out (its probability set to 0.01); the tuning topics at the bias chosen on
     # the others, the validation set at the bias chosen on all tuning topics
