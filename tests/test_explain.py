@@ -388,3 +388,18 @@ def test_a_sentence_is_never_shown_moving_an_option_against_what_it_states():
     raised = evidence_record({"statements": 0.4}, sources, told)[0]
     assert [s["feature"] for s in lowered["sentences"]] == ["stated_consequence"]
     assert [s["feature"] for s in raised["sentences"]] == ["stated_cause"]
+
+
+def test_a_cited_sentence_names_its_document_and_its_date():
+    from causalgraph.evidence.features import Source
+    from causalgraph.reason.explain import evidence_line, evidence_record
+    from causalgraph.text.extract import Sentence, TopicExtraction
+
+    sentences = (Sentence(0, 0, "The dam failed because the gates jammed.", None),
+                 Sentence(1, 0, "The gates jammed, and so the dam failed.", None))
+    dated = TopicExtraction(("Dam fails", "Inquiry"), sentences, (), ("2024-03-08", ""))
+    for sentence, line in ((0, '"The dam failed because the gates jammed." (Dam fails, 2024-03-08)'),
+                           (1, '"The gates jammed, and so the dam failed." (Inquiry)')):
+        record = evidence_record({"statements": 0.9}, (Source("stated_cause", sentence, "states it as a cause"),), dated)
+        assert record[0]["sentences"][0]["document_date"] == dated.dates[sentence]
+        assert evidence_line({"evidence": record}) == f"raised by statements (+0.90 log-odds): {line}"

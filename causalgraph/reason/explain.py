@@ -44,7 +44,8 @@ def evidence_record(effects: dict[str, float], sources: tuple[Source, ...], extr
                     texts: tuple[str, str] = ("", "")) -> list[dict]:
     """What moved an option's score, from its pair's evidence: each evidence group whose blanking moves the
     log-odds by EFFECT_SHOWN or more (learn.scorer.evidence_effects), most first, with the sentences that group
-    read (less those that say the opposite of its effect: FOR, AGAINST), their documents and the feature each fed; the dates group names the dates of the cause and the target
+    read (less those that say the opposite of its effect: FOR, AGAINST), their documents (title and date) and the
+    feature each fed; the dates group names the dates of the cause and the target
     (`texts`, their event texts: the date each states, else its best dated mention's)."""
     record = []
     for group, effect in sorted(effects.items(), key=lambda kv: (-abs(kv[1]), kv[0])):
@@ -55,15 +56,21 @@ def evidence_record(effects: dict[str, float], sources: tuple[Source, ...], extr
                       key=lambda s: FEATURE_ORDER.index(s.feature))
         read = list(dict.fromkeys(read))[:SENTENCES_SHOWN]
         record.append({"group": group, "log_odds": round(effect, 2), "what": GROUP_WORDS[group],
-                       "sentences": [{"document": extraction.titles[extraction.sentences[s.sentence].doc],
-                                      "sentence": extraction.sentences[s.sentence].text, "feature": s.feature,
-                                      "role": s.role} for s in read]})
+                       "sentences": [cited(extraction, s) for s in read]})
         if group in ("dates", "later dates"):
             mentioned = {s.role.rsplit(" ", 1)[-1]: extraction.sentences[s.sentence].date for s in sources
                          if s.feature in GROUPS[group]}
             record[-1]["dates"] = {role: date_text(parse_date(text) or mentioned.get(role))
                                    for role, text in zip(("cause", "target"), texts)}
     return record
+
+
+def cited(extraction: TopicExtraction, source: Source) -> dict:
+    """A sentence that an evidence group read: its document's title and publication date ("" where the data gives
+    none), the sentence, the feature it fed and its role there."""
+    doc = extraction.sentences[source.sentence].doc
+    return {"document": extraction.titles[doc], "document_date": extraction.dates[doc] if extraction.dates else "",
+            "sentence": extraction.sentences[source.sentence].text, "feature": source.feature, "role": source.role}
 
 
 def evidence_line(option: dict) -> str | None:
@@ -77,7 +84,8 @@ def evidence_line(option: dict) -> str | None:
     if top["sentences"]:
         first = top["sentences"][0]
         line += (", as told in " if top.get("dates") else ": ") + f"\"{first['sentence']}\""
-        line += f" ({first['document']})" if first["document"] else ""
+        where = ", ".join(filter(None, (first["document"], first.get("document_date"))))
+        line += f" ({where})" if where else ""
     elif not top.get("dates"):
         line += f": {top['what']}"
     return line
