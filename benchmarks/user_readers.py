@@ -5,7 +5,8 @@ topics: the reader weighed on every topic's options). The readers:
 - simulated: the gold with a seeded share of the questions corrupted (0%, 25%, 50%, 75%), each by an error real
   readers make: a label dropped, a background cause or consequence added, a wrong single label, None chosen
   wrongly or missed (whichever the question allows, chosen at random);
-- real: a reader file of `{"id", "answer"}` lines per set (`--real SET=FILE`).
+- real: a reader file of `{"id", "answer"}` lines per set (`--real SET=FILE`); where it covers only some of the
+  set's topics (user-dev's reader in a folder of all tuning topics), its row counts those topics alone.
 For each: the reader alone, causalgraph alone, fused, and how many fused answers differ from the reader's and how
 many of those are right (exact). The trust constants of the "none" regime (readers/calibration.py, UserTrust)
 are chosen on the first set with folds that leave one topic out (GRID; the choice furthest above the better of
@@ -17,6 +18,7 @@ constants were chosen so, on the 24 tuning topics in one folder (links to their 
 
     mkdir tune && ln -s "$PWD"/../shared/user-train/*/ "$PWD"/../shared/user-dev/*/ tune/
     python benchmarks/user_readers.py --sets tune ../shared/user-dev-2 --held-out-structure \\
+        --real tune=../shared/readers-user/llm-blind-user-dev.jsonl \\
         --real user-dev-2=../shared/readers-user/llm-blind-user-dev-2.jsonl --cache-dir /tmp/readers-cache
 """
 
@@ -130,7 +132,7 @@ class Topics:
                 qids = {q.qid for q in analysis.topic.questions}
                 reader = as_reader("reader", {k: v for k, v in answers.items() if k in qids})
                 readers = calibrate_readers((reader,), [analysis], [edges], evidence=evidence, without=self.without,
-                                            params=self.params, regime="none", trust=trust)
+                                            params=self.params, regime="none", trust=trust) if reader.judgements else ()
             out.append(answer_topic(analysis, scorer, self.without, self.params, readers=readers,
                                     explain=False)[1].answers)
         return out
@@ -138,8 +140,13 @@ class Topics:
 
 def scores(topics: Topics, answered: list[dict[str, frozenset[str]]]) -> np.ndarray:
     """Each topic's summed question scores."""
-    return np.array([sum(question_score(frozenset(a[q.qid]), q.gold) for q in t.topic.questions)
+    return np.array([sum(question_score(frozenset(a.get(q.qid, ())), q.gold) for q in t.topic.questions)
                      for t, a in zip(topics.analyses, answered)])
+
+
+def covered(topics: Topics, answers: dict[str, frozenset[str]]) -> np.ndarray:
+    """Whether the reader answers every question of each topic."""
+    return np.array([all(q.qid in answers for q in a.topic.questions) for a in topics.analyses])
 
 
 def readers_of(topics: Topics, root: Path, real: dict[str, str]) -> list[tuple[str, list]]:
@@ -156,8 +163,9 @@ def fused(topics: Topics, runs: list, trust: UserTrust, together: bool) -> np.nd
     them that are right): an array (topics, 3)."""
     out = np.zeros((len(topics.analyses), 3))
     for answers in runs:
+        read = covered(topics, answers)
         for i, (analysis, got) in enumerate(zip(topics.analyses, topics.answer(answers, trust, together))):
-            for q in analysis.topic.questions:
+            for q in analysis.topic.questions if read[i] else ():
                 labels = frozenset(got[q.qid])
                 out[i] += (question_score(labels, q.gold), labels != answers[q.qid],
                            labels != answers[q.qid] and labels == q.gold)
@@ -192,7 +200,7 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|")
     for n, root in enumerate(args.sets):
         topics = Topics(root, args.cache_dir, held_out=args.held_out_structure and n == 0)
-        count = np.array([len(a.topic.questions) for a in topics.analyses]).sum()
+        sizes = np.array([len(a.topic.questions) for a in topics.analyses])
         alone = scores(topics, topics.answer(None))
         readers = readers_of(topics, root, real)
         own = np.array([np.mean([scores(topics, [a] * len(topics.analyses)) for a in runs], axis=0)
@@ -210,9 +218,11 @@ def main() -> int:
         else:
             result = np.array([[fused(topics, runs, UserTrust(), mode) for _, runs in readers] for mode in MODES])
             label = root.name
-        for r, (name, _) in enumerate(readers):
-            each, pooled = result[0, r].sum(axis=0), result[1, r].sum(axis=0)
-            print(f"| {label} | {name} | {own[r].sum() / count:.3f} | {alone.sum() / count:.3f} | "
+        for r, (name, runs) in enumerate(readers):
+            read = covered(topics, runs[0])  # the topics the reader answers: all, but for a real reader of a part
+            each, pooled, count = result[0, r][read].sum(axis=0), result[1, r][read].sum(axis=0), sizes[read].sum()
+            shown = label if read.all() else f"{label}, the {read.sum()} topics it answers"
+            print(f"| {shown} | {name} | {own[r][read].sum() / count:.3f} | {alone[read].sum() / count:.3f} | "
                   f"{each[0] / count:.3f} | {pooled[0] / count:.3f} | {each[1]:.1f} ({each[2]:.1f}) / "
                   f"{pooled[1]:.1f} ({pooled[2]:.1f}) |", flush=True)
     return 0
