@@ -49,7 +49,7 @@ from labelled import run_benchmark
 RATES = (0.0, 0.25, 0.5, 0.75)
 SEEDS = (0, 1, 2)
 GRID = [UserTrust(scale, 0.02, temperature, gain)  # the candidates for the regime's constants
-        for scale, temperature, gain in itertools.product((1.0, 1.5, 2.0), (1.0, 1.5, 2.0, 3.0), (1.0, 2.0, 3.0, 4.0))]
+        for scale, temperature, gain in itertools.product((1.0, 1.5, 2.0), (0.3, 0.5, 0.7, 1.0, 1.5, 2.0), (1.0, 1.5, 2.0, 3.0))]
 
 
 def corrupted(question, rng: random.Random) -> frozenset[str]:
