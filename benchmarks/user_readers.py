@@ -8,7 +8,9 @@ topics: the reader weighed on every topic's options). The readers:
 - real: a reader file of `{"id", "answer"}` lines per set (`--real SET=FILE`); where it covers only some of the
   set's topics (user-dev's reader in a folder of all tuning topics), its row counts those topics alone.
 For each: the reader alone, causalgraph alone, fused, and how many fused answers differ from the reader's and how
-many of those are right (exact). The trust constants of the "none" regime (readers/calibration.py, UserTrust)
+many of those are right (exact). A last table sets each simulated reader's error rate on the open options beside
+its gold-free estimate (readers/calibration.py, before the gain), with the structure model at temperature 1 and at
+the shipped one. The trust constants of the "none" regime (readers/calibration.py, UserTrust)
 are chosen on the first set with folds that leave one topic out (GRID; the choice furthest above the better of
 the reader alone and causalgraph alone, on average over the readers and both ways of answering): each held-out
 topic is answered with the constants chosen on the others. The other sets are answered with the shipped ones.
@@ -42,7 +44,7 @@ from causalgraph.learn.calibration import calibrate_readers, option_evidence
 from causalgraph.learn.scorer import edge_scores, reads_documents
 from causalgraph.learn.user import held_out_scorers
 from causalgraph.readers.base import Judgement, ReaderJudgements
-from causalgraph.readers.calibration import UserTrust
+from causalgraph.readers.calibration import UserTrust, estimate_user_trust, vote
 from causalgraph.run.batch import Settings, answer_topic, scorer_for
 from labelled import run_benchmark
 
@@ -180,6 +182,20 @@ def choose(tables: dict[UserTrust, np.ndarray], better: np.ndarray, topics: np.n
                                       - np.sum(better[:, topics], axis=1)).mean())
 
 
+def error_estimates(topics: Topics, answers: dict[str, frozenset[str]], temperature: float) -> tuple[float, float]:
+    """The reader's error rate on each topic's open options against the gold, and its gold-free estimate
+    (estimate_user_trust at this temperature, before the gain and the bounds), each the mean over the topics."""
+    truth, estimate = [], []
+    for analysis, (prior, settled) in zip(topics.analyses, topics.evidence):
+        gold = {q.qid: q.gold for q in analysis.topic.questions}
+        reader = as_reader("reader", {k: v for k, v in answers.items() if k in gold})
+        keys = [k for k in prior if k in reader.judgements]
+        truth.append(np.mean([vote(reader.judgements[k]) != (k[1] in gold[k[0]]) for k in keys]))
+        unbounded = UserTrust(temperature=temperature, gain=1.0, floor=-1.0)
+        estimate.append(1 - estimate_user_trust(reader, prior, settled, unbounded).sensitivity)
+    return float(np.mean(truth)), float(np.mean(estimate))
+
+
 MODES = {False: "each topic alone", True: "the set in one run"}
 
 
@@ -225,6 +241,18 @@ def main() -> int:
             print(f"| {shown} | {name} | {own[r][read].sum() / count:.3f} | {alone[read].sum() / count:.3f} | "
                   f"{each[0] / count:.3f} | {pooled[0] / count:.3f} | {each[1]:.1f} ({each[2]:.1f}) / "
                   f"{pooled[1]:.1f} ({pooled[2]:.1f}) |", flush=True)
+    # how the gold-free estimate of a reader's error rate follows the truth, per set and simulated reader
+    temperatures = sorted({1.0, UserTrust().temperature}, reverse=True)
+    print("\n| set | reader | error rate on the open options | " + " | ".join(
+        f"estimate, structure at temperature {t:g}" for t in temperatures) + " |")
+    print("|---|---|---|" + "---|" * len(temperatures))
+    for n, root in enumerate(args.sets):
+        topics = Topics(root, args.cache_dir, held_out=args.held_out_structure and n == 0)
+        for rate in RATES:
+            found = [[error_estimates(topics, simulated_answers(topics.questions, rate, seed), t) for seed in SEEDS]
+                     for t in temperatures]
+            print(f"| {root.name} | simulated, {rate:.0%} corrupted | {np.mean([f[0] for f in found[0]]):.3f} | "
+                  + " | ".join(f"{np.mean([f[1] for f in at]):.3f}" for at in found) + " |", flush=True)
     return 0
 
 
