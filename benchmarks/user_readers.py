@@ -184,14 +184,14 @@ def choose(tables: dict[UserTrust, np.ndarray], better: np.ndarray, topics: np.n
 
 def error_estimates(topics: Topics, answers: dict[str, frozenset[str]], temperature: float) -> tuple[float, float]:
     """The reader's error rate on each topic's open options against the gold, and its gold-free estimate
-    (estimate_user_trust at this temperature, before the gain and the bounds), each the mean over the topics."""
+    (estimate_user_trust at this temperature, with no gain and no floor), each the mean over the topics."""
+    unbounded = UserTrust(temperature=temperature, gain=1.0, floor=-1.0)
     truth, estimate = [], []
     for analysis, (prior, settled) in zip(topics.analyses, topics.evidence):
         gold = {q.qid: q.gold for q in analysis.topic.questions}
         reader = as_reader("reader", {k: v for k, v in answers.items() if k in gold})
         keys = [k for k in prior if k in reader.judgements]
         truth.append(np.mean([vote(reader.judgements[k]) != (k[1] in gold[k[0]]) for k in keys]))
-        unbounded = UserTrust(temperature=temperature, gain=1.0, floor=-1.0)
         estimate.append(1 - estimate_user_trust(reader, prior, settled, unbounded).sensitivity)
     return float(np.mean(truth)), float(np.mean(estimate))
 
@@ -214,8 +214,8 @@ def main() -> int:
     print("| set | reader | reader alone | causalgraph alone | fused, each topic alone | fused, the set in one run | "
           "fused answers differing from the reader's (right), alone / in one run |")
     print("|---|---|---|---|---|---|---|")
-    for n, root in enumerate(args.sets):
-        topics = Topics(root, args.cache_dir, held_out=args.held_out_structure and n == 0)
+    sets = [Topics(root, args.cache_dir, held_out=args.held_out_structure and n == 0) for n, root in enumerate(args.sets)]
+    for n, (root, topics) in enumerate(zip(args.sets, sets)):
         sizes = np.array([len(a.topic.questions) for a in topics.analyses])
         alone = scores(topics, topics.answer(None))
         readers = readers_of(topics, root, real)
@@ -246,8 +246,7 @@ def main() -> int:
     print("\n| set | reader | error rate on the open options | " + " | ".join(
         f"estimate, structure at temperature {t:g}" for t in temperatures) + " |")
     print("|---|---|---|" + "---|" * len(temperatures))
-    for n, root in enumerate(args.sets):
-        topics = Topics(root, args.cache_dir, held_out=args.held_out_structure and n == 0)
+    for root, topics in zip(args.sets, sets):
         for rate in RATES:
             found = [[error_estimates(topics, simulated_answers(topics.questions, rate, seed), t) for seed in SEEDS]
                      for t in temperatures]

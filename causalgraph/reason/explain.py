@@ -84,7 +84,7 @@ def evidence_line(option: dict) -> str | None:
     if top["sentences"]:
         first = top["sentences"][0]
         line += (", as told in " if top.get("dates") else ": ") + f"\"{first['sentence']}\""
-        where = ", ".join(filter(None, (first["document"], first.get("document_date"))))
+        where = ", ".join(filter(None, (first["document"], first["document_date"])))
         line += f" ({where})" if where else ""
     elif not top.get("dates"):
         line += f": {top['what']}"
