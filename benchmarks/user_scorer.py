@@ -1,6 +1,6 @@
 """The scorer of a user's own topics (`--priors none`), trained on user-style topics, without and with the directed
 statements (causalgraph/evidence/statements.py): how often each statement is read for gold pairs and for the
-others; then, per set, the option AUC (every candidate pair's held-out probability against its gold), the AER
+others, and how many of the options stated as a cause are causes; then, per set, the option AUC (every candidate pair's held-out probability against its gold), the AER
 score of the answers solved under priors none, and their shapes. Folds leave one topic out over the tuning sets
 (default ../shared/user-train and ../shared/user-dev); the validation set (default ../shared/user-dev-2) is scored
 by a scorer fitted on all tuning topics and never tunes anything. The precision bias is chosen on the held-out
@@ -91,6 +91,28 @@ def expected_best(options: dict[str, float], none: str | None) -> frozenset[str]
     return frozenset(best)
 
 
+def stated_options(analysis) -> tuple[int, int, int, int]:
+    """The real options stated as a cause of their question's target (in a sentence or across two) and never as a
+    consequence or as later: how many, how many of them are causes, in how many questions two or more are, and in
+    how many of those all of them are causes."""
+    frame, row = analysis.table.frame(), {p: i for i, p in enumerate(analysis.table.pairs)}
+    count = causes = several = all_causes = 0
+    for q in analysis.topic.questions:
+        slots = analysis.graph.graph["questions"][q.qid]
+        stated = []
+        for label, event in slots.options.items():
+            if event == slots.target:
+                continue
+            values = frame.iloc[row[(event, slots.target)]]
+            if (values["stated_cause"] > 0 or values["stated_cause_across"] > 0) and not (
+                    values["stated_consequence"] > 0 or values["stated_after"] > 0):
+                stated.append(label in q.gold)
+        count, causes = count + len(stated), causes + sum(stated)
+        several += len(stated) > 1
+        all_causes += len(stated) > 1 and all(stated)
+    return count, causes, several, all_causes
+
+
 def ranking(analysis, probabilities: dict) -> tuple[int, int, list[float]]:
     """Over the questions with a real cause: how many, in how many the most probable option is one, and each
     such question's AUC of its options (where its options are not all causes)."""
@@ -118,6 +140,14 @@ def main() -> int:
     labels = np.concatenate(gold)
     print_table("statement read", ["gold pairs", "other pairs"],
                 [(f, [float(stated[f][labels].mean()), float(stated[f][~labels].mean())]) for f in STATEMENT_FEATURES])
+
+    print("\n| set | options stated as a cause (not as a consequence or later) | of them causes | questions with two or "
+          "more | all of them causes |")
+    print("|---|---|---|---|---|")
+    for root in roots:
+        count, causes, several, all_causes = np.sum([stated_options(a) for name, a in topics if name == root.name], axis=0)
+        print(f"| {root.name} | {count} | {causes} ({causes / count:.2f}) | {several} | {all_causes} |")
+    print()
 
     base = [f for f in user_features() if f not in FEATURE_GROUPS["statements"]]
     tuning = [i for i, (name, _) in enumerate(topics) if name != args.validate.name]
