@@ -8,8 +8,9 @@ answers of the first tuning set only (user-train), so the second (user-dev) is s
 The features are the shipped user-topic scorer's (learn/user.py). The last rows answer each tuning topic at the bias
 chosen on the other tuning topics' held-out answers, as `train --user-topics` reports them. A table then gives how the
 shipped features' scorer ranks each question's options, and the answers of the highest expected score over its
-probabilities (a decision rule in place of the precision bias and the rules). A last table reads the statements as
-hard rules over those probabilities instead.
+probabilities (a decision rule in place of the precision bias and the rules). A table reads the statements as
+hard rules over those probabilities instead; the last counts the options from another topic of the set that the
+documents or the statements raise, as the answer's evidence line shows it, held out.
 
     python benchmarks/user_scorer.py --cache-dir /tmp/user-cache
 """
@@ -31,8 +32,9 @@ from causalgraph.analysis.table import FEATURE_GROUPS
 from causalgraph.config import DEFAULT_MODEL
 from causalgraph.data.metric import question_score
 from causalgraph.evidence.statements import STATEMENT_FEATURES
-from causalgraph.learn.scorer import edge_scores
-from causalgraph.learn.user import BIASES, fit, topic_scores, user_features
+from causalgraph.learn.scorer import edge_scores, evidence_effects
+from causalgraph.learn.user import BIASES, VERSUS_CANDIDATES, fit, held_out_scorers, topic_scores, user_features
+from causalgraph.reason.explain import EFFECT_SHOWN
 from causalgraph.reason.groups import PRIORS
 from causalgraph.reason.solve import SolverParams, solve_analysis
 from causalgraph.run.batch import scorer_for
@@ -111,6 +113,43 @@ def stated_options(analysis) -> tuple[int, int, int, int]:
         several += len(stated) > 1
         all_causes += len(stated) > 1 and all(stated)
     return count, causes, several, all_causes
+
+
+def foreign_pairs(analyses: list) -> list[set[tuple[int, int]]]:
+    """Per topic of a set, its candidate pairs whose cause is an event of another topic of the set: that topic's
+    target, or offered there more often than here (as tests/test_user_slow.py tells them)."""
+    targets: dict[str, int] = {}
+    offered: dict[str, dict[int, int]] = {}
+    for i, a in enumerate(analyses):
+        for q in a.topic.questions:
+            slots = a.graph.graph["questions"][q.qid]
+            targets.setdefault(a.graph.nodes[slots.target]["text"], i)
+            for event in (slots.target, *slots.options.values()):
+                counts = offered.setdefault(a.graph.nodes[event]["text"], {})
+                counts[i] = counts.get(i, 0) + 1
+    found = []
+    for i, a in enumerate(analyses):
+        pairs = set()
+        for q in a.topic.questions:
+            slots = a.graph.graph["questions"][q.qid]
+            for event in slots.options.values():
+                text = a.graph.nodes[event]["text"]
+                counts = sorted(offered[text].values(), reverse=True)
+                home = max(offered[text], key=offered[text].get) if len(counts) == 1 or counts[0] > counts[1] else None
+                if event != slots.target and (targets.get(text, i) != i or home not in (None, i)):
+                    pairs.add((event, slots.target))
+        found.append(pairs)
+    return found
+
+
+def documents_moves(analysis, scorer, foreign: set, versus: tuple[str, ...]) -> np.ndarray:
+    """Per candidate pair: (gold, raised by the documents, lowered by them, an option from another topic raised by
+    the documents or the statements), each by EFFECT_SHOWN or more, with the groups `versus` compared with the
+    topic's candidates (learn.scorer.evidence_effects)."""
+    effects = evidence_effects(analysis.table, scorer, edge_scores(analysis.table, scorer), versus)
+    return np.array([(gold, effects[p].get("documents", 0.0) >= EFFECT_SHOWN, effects[p].get("documents", 0.0) <= -EFFECT_SHOWN,
+                      p in foreign and any(effects[p].get(g, 0.0) >= EFFECT_SHOWN for g in ("documents", "statements")))
+                     for p, gold in zip(analysis.table.pairs, analysis.gold())], dtype=bool).reshape(-1, 4)
 
 
 def ranking(analysis, probabilities: dict) -> tuple[int, int, list[float]]:
@@ -215,6 +254,28 @@ def main() -> int:
                 total, count = total + sum(scores), count + len(scores)
             cells.append(f"{total / count:.4f}")
         print(f"| {rule} | " + " | ".join(cells) + " |", flush=True)
+    # what the documents and the statements contribute to an option from another topic of the set (as the answer's
+    # evidence line shows it), by the shipped features' scorer held out as above
+    tuning_scorers = held_out_scorers([a for name, a in topics if name != args.validate.name])
+    validation_scorer = fit([a for name, a in topics if name != args.validate.name])
+    scorers = iter(tuning_scorers)
+    print("\n| set | options from another topic | raised by the documents or statements: documents blanked | "
+          "documents compared with the topic's candidates (shipped) | gold causes the documents raise: blanked / "
+          "compared | other options they raise | other options they lower |")
+    print("|---|---|---|---|---|---|---|")
+    for root in roots:
+        ids = [i for i, (name, _) in enumerate(topics) if name == root.name]
+        held = [validation_scorer if root == args.validate else next(scorers) for _ in ids]
+        foreign = foreign_pairs([topics[i][1] for i in ids])
+        blanked, compared = (np.concatenate([documents_moves(topics[i][1], s, f, versus) for i, s, f in zip(ids, held, foreign)])
+                             for versus in ((), VERSUS_CANDIDATES))
+        gold = blanked[:, 0]
+
+        def share(rows: np.ndarray, column: int, where: np.ndarray) -> str:
+            return f"{rows[where, column].mean():.2f}"
+        print(f"| {root.name} | {sum(map(len, foreign))} | {blanked[:, 3].sum()} | {compared[:, 3].sum()} | "
+              f"{share(blanked, 1, gold)} / {share(compared, 1, gold)} | {share(blanked, 1, ~gold)} / {share(compared, 1, ~gold)} | "
+              f"{share(blanked, 2, ~gold)} / {share(compared, 2, ~gold)} |", flush=True)
     return 0
 
 

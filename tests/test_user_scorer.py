@@ -87,3 +87,46 @@ def test_on_a_users_topic_an_earlier_date_alone_never_raises_an_option():
     for pair, (_, row) in zip(analysis.table.pairs, frame.iterrows()):
         if np.isnan(row["linked_days_before"]):
             assert effects[pair]["later dates"] <= 0, pair
+
+
+def test_on_a_users_topic_an_option_told_but_linked_to_nothing_is_raised_by_nothing(tmp_path):
+    """The demo answered as a user's topic: the football cup is told in the documents (and dated before the dam
+    failure) but no sentence links it to the failure, so no evidence group raises it as a cause of the failure.
+    The user-topic scorer never saw a topic without documents, so the documents group is compared with the
+    topic's candidates, not blanked (learn.user.VERSUS_CANDIDATES): blanked, the cup read as raised by the
+    documents (+1.00)."""
+    why = tmp_path / "why.jsonl"
+    assert answer.main(["--demo", "--priors", "none", "--out", str(tmp_path / "p.jsonl"), "--explain", str(why),
+                        "--quiet", "--no-cache"]) == 0
+    cups = [option for row in map(json.loads, why.read_text().splitlines())
+            if row["target"].startswith("The Riverton dam failed") for option in row["options"].values()
+            if option["text"].startswith("The Riverton football team won the regional cup")]
+    assert len(cups) == 2
+    for option in cups:
+        assert option["evidence"] and all(group["log_odds"] < 0 for group in option["evidence"]), option["evidence"]
+
+
+def test_a_group_compared_with_the_topic_candidates_moves_an_average_candidate_by_nothing():
+    """learn.scorer.evidence_effects with `versus_candidates`: where every candidate has the same documents
+    features, they set none of them apart, so the group moves none; blanked, it moves them all."""
+    import numpy as np
+
+    from causalgraph.analysis.analyse import analyse_topic
+    from causalgraph.analysis.table import FEATURE_GROUPS, PairTable
+    from causalgraph.data import load_split
+    from causalgraph.learn.scorer import edge_scores, evidence_effects
+
+    scorer, _ = load_scorer(DEFAULT_MODEL, "none")
+    table = analyse_topic(load_split(DEMO_DATA, "sample")[0]).table
+    frame = table.frame()
+    columns = [list(frame.columns).index(f) for f in FEATURE_GROUPS["documents"]]
+    evidence = table.evidence.copy()
+    offset = table.structure.shape[1]
+    evidence[:, [c - offset for c in columns]] = evidence[0, [c - offset for c in columns]]
+    same = PairTable(table.pairs, table.structure, evidence)
+    scores = edge_scores(same, scorer)
+    compared = evidence_effects(same, scorer, scores, ("documents",))
+    blanked = evidence_effects(same, scorer, scores)
+    assert all(abs(compared[p]["documents"]) < 1e-9 for p in same.pairs)
+    assert any(abs(blanked[p]["documents"]) > 0.1 for p in same.pairs)
+    assert np.allclose([compared[p]["statements"] for p in same.pairs], [blanked[p]["statements"] for p in same.pairs])

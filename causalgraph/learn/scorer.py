@@ -22,6 +22,8 @@ from ..evidence.features import GROUPS as EVIDENCE_GROUPS
 from ..graph.features import QUESTION_FEATURES, STRUCTURE_FEATURES
 from ..reason.solve import SolverParams
 
+BACKGROUND = 64  # candidate pairs at most that a group compared with the topic's candidates is taken from
+
 
 def pair_frame(tables: list[PairTable]) -> pd.DataFrame:
     """The feature rows of several topics' candidate pairs, one named column per feature."""
@@ -160,21 +162,31 @@ def edge_scores(table: PairTable, scorer: Scorer) -> dict[tuple[int, int], float
     return dict(zip(table.pairs, map(float, scorer.predict_proba(table.frame())[:, 1])))
 
 
-def evidence_effects(table: PairTable, scorer: Scorer,
-                     scores: dict[tuple[int, int], float]) -> dict[tuple[int, int], dict[str, float]]:
+def evidence_effects(table: PairTable, scorer: Scorer, scores: dict[tuple[int, int], float],
+                     versus_candidates: tuple[str, ...] = ()) -> dict[tuple[int, int], dict[str, float]]:
     """For every candidate edge, how far each evidence group the scorer reads moves its log-odds: the log-odds
     (of its `scores`, `edge_scores` of the table) less those with the group's features blanked (as for a topic
-    without documents). An occlusion measure: it says which evidence the score rests on, not a decomposition."""
+    without documents). A group in `versus_candidates` is compared with the topic's candidates instead: the
+    log-odds less their mean with the group's features taken in turn from each of up to BACKGROUND candidate
+    pairs of the table (for a scorer that never saw the group blank, so that blanking would compare with a state
+    it did not learn). An occlusion measure: it says which evidence the score rests on, not a decomposition."""
     X = table.frame()
     base = logit(np.array([scores[p] for p in table.pairs], dtype=float))
     blank = dict(zip(FEATURES, np.concatenate([np.zeros(len(STRUCTURE_FEATURES)), table_blank()])))
     effects: dict[tuple[int, int], dict[str, float]] = {p: {} for p in table.pairs}
+    n = len(X)
+    background = np.unique(np.linspace(0, n - 1, min(n, BACKGROUND)).round().astype(int)) if n else np.arange(0)
     for group in EVIDENCE_GROUPS:
         names = [f for f in FEATURE_GROUPS[group] if f in set(scorer.features or ())]
-        if not names or not len(X):
+        if not names or not n:
             continue
-        moved = base - logit(scorer.predict_proba(X.assign(**{f: blank[f] for f in names}))[:, 1])
-        for pair, d in zip(table.pairs, moved):
+        if group in versus_candidates:
+            rows = X.iloc[np.repeat(np.arange(n), len(background))].reset_index(drop=True)
+            rows[names] = X[names].iloc[np.tile(background, n)].to_numpy()
+            reference = logit(scorer.predict_proba(rows)[:, 1]).reshape(n, len(background)).mean(axis=1)
+        else:
+            reference = logit(scorer.predict_proba(X.assign(**{f: blank[f] for f in names}))[:, 1])
+        for pair, d in zip(table.pairs, base - reference):
             effects[pair][group] = float(d)
     return effects
 

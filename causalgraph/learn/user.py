@@ -25,6 +25,11 @@ EARLIER = ("dated_before",)  # the documents group's earlier-date reading, which
 # Small trees: 24 topics and about 600 pairs (benchmarks/user_scorer.py fits the same).
 USER_PARAMS = {"max_iter": 100, "max_leaf_nodes": 4}
 BIASES = tuple(range(-100, 301, 25))  # precision biases tried (log-odds x 100)
+# The evidence groups whose effect on an option (learn.scorer.evidence_effects) is measured against the topic's
+# other candidates, not blanked: every user-style training topic has documents, so this scorer never saw the
+# documents group blank, and against that unlearned state any option the documents barely tell (an event of
+# another topic) read as raised. Blank statements (nothing stated) and dates (none known) are states it learned.
+VERSUS_CANDIDATES = ("documents",)
 
 
 def user_features() -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from ..analysis.analyse import ANALYSIS_STAGES, TopicAnalysis, analyse_topic
 from ..analysis.cache import AnalysisCache
 from ..data import Topic
 from ..learn.scorer import Scorer, edge_scores, evidence_effects, load_scorer, reads_documents, with_scorer_bias
+from ..learn.user import VERSUS_CANDIDATES
 from ..readers.base import ReaderJudgements
 from ..reason.explain import evidence_record, explain_question, reason_line
 from ..reason.groups import PRIORS
@@ -142,7 +143,8 @@ def solve_one(topic: Topic, settings: Settings, analysed: Analysed | None = None
     without, params = settings.rules()
     probabilities, solution = answer_topic(analysed.analysis, scorer, without, params, settings.time_limit, readers,
                                            seconds, settings.explain)
-    evidence = pair_evidence(analysed.analysis, scorer, probabilities) if settings.explain else None
+    versus = VERSUS_CANDIDATES if settings.priors == "none" else ()
+    evidence = pair_evidence(analysed.analysis, scorer, probabilities, versus) if settings.explain else None
     return SolvedTopic(topic, analysed.analysis, probabilities, solution, readers, evidence, seconds, analysed.cached)
 
 
@@ -161,11 +163,12 @@ def answer_one(item: tuple[Topic, Analysed | None], settings: Settings) -> Topic
     return TopicAnswer(topic.topic_id, answers, solved.seconds, solved.cached)
 
 
-def pair_evidence(analysis: TopicAnalysis, scorer: Scorer,
-                  probabilities: dict[tuple[int, int], float]) -> dict[tuple[int, int], list[dict]]:
+def pair_evidence(analysis: TopicAnalysis, scorer: Scorer, probabilities: dict[tuple[int, int], float],
+                  versus_candidates: tuple[str, ...] = ()) -> dict[tuple[int, int], list[dict]]:
     """For every candidate pair, what in the documents moved its score (reason.explain.evidence_record), from
-    its edge `probabilities` by the scorer."""
-    effects = evidence_effects(analysis.table, scorer, probabilities)
+    its edge `probabilities` by the scorer; the groups `versus_candidates` against the topic's candidates
+    (learn.scorer.evidence_effects)."""
+    effects = evidence_effects(analysis.table, scorer, probabilities, versus_candidates)
     sources = dict(zip(analysis.doc_evidence.pairs, analysis.doc_evidence.sources))
     texts = analysis.graph.nodes
     return {(e, t): evidence_record(effects[e, t], sources.get((e, t), ()), analysis.extraction,
