@@ -21,7 +21,10 @@ constants were chosen so, on the 24 tuning topics in one folder (links to their 
     mkdir tune && ln -s "$PWD"/../shared/user-train/*/ "$PWD"/../shared/user-dev/*/ tune/
     python benchmarks/user_readers.py --sets tune ../shared/user-dev-2 --held-out-structure \\
         --real tune=../shared/readers-user/llm-blind-user-dev.jsonl \\
-        --real user-dev-2=../shared/readers-user/llm-blind-user-dev-2.jsonl --cache-dir /tmp/readers-cache
+        --real user-dev-2=../shared/readers-user/llm-blind-user-dev-2.jsonl --part tune=../shared/user-dev \\
+        --cache-dir /tmp/readers-cache
+
+`--part tune=../shared/user-dev` adds rows for user-dev's 8 topics of the tuning folder (the issue's measure).
 """
 
 from __future__ import annotations
@@ -105,11 +108,12 @@ class Topics:
         self.scorer, encoder = scorer_for(self.settings.model, "none")
         cache = AnalysisCache.open(cache_dir, encoder, reads_documents(self.scorer)) if cache_dir else None
         self.without, self.params = self.settings.rules()
-        self.analyses, self.edges, self.evidence = [], [], []
+        self.analyses, self.edges, self.evidence, self.folders = [], [], [], []
         for folder in sorted(p for p in root.iterdir() if (p / "questions.jsonl").is_file()):
             for topic in cg.load_topics(folder):
                 analysis = cache.analyse(topic)[0] if cache else analyse_topic(topic, encoder, reads_documents(self.scorer))
                 self.analyses.append(analysis)
+                self.folders.append(folder.name)
         self.scorers = (held_out_scorers(self.analyses, self.scorer.bias) if held_out
                         else [self.scorer] * len(self.analyses))
         for analysis, scorer in zip(self.analyses, self.scorers):
@@ -206,11 +210,14 @@ def main() -> int:
                              "leave one topic out), the others are answered with the shipped trust")
     parser.add_argument("--real", action="append", default=[], metavar="SET=FILE", help="a real reader's answers")
     parser.add_argument("--cache-dir", type=Path, help="the analysis cache")
+    parser.add_argument("--part", action="append", default=[], metavar="SET=FOLDER",
+                        help="also a row per reader for the topics of SET whose folders FOLDER holds (by name)")
     parser.add_argument("--held-out-structure", action="store_true",
                         help="answer each topic of the first set with a user-topic scorer fitted on the set's other "
                              "topics (for a first set that the shipped scorer was trained on)")
     args = parser.parse_args()
     real = dict(spec.split("=", 1) for spec in args.real)
+    parts = [spec.split("=", 1) for spec in args.part]
     print("| set | reader | reader alone | causalgraph alone | fused, each topic alone | fused, the set in one run | "
           "fused answers differing from the reader's (right), alone / in one run |")
     print("|---|---|---|---|---|---|---|")
@@ -234,13 +241,19 @@ def main() -> int:
         else:
             result = np.array([[fused(topics, runs, UserTrust(), mode) for _, runs in readers] for mode in MODES])
             label = root.name
-        for r, (name, runs) in enumerate(readers):
-            read = covered(topics, runs[0])  # the topics the reader answers: all, but for a real reader of a part
-            each, pooled, count = result[0, r][read].sum(axis=0), result[1, r][read].sum(axis=0), sizes[read].sum()
-            shown = label if read.all() else f"{label}, the {read.sum()} topics it answers"
-            print(f"| {shown} | {name} | {own[r][read].sum() / count:.3f} | {alone[read].sum() / count:.3f} | "
-                  f"{each[0] / count:.3f} | {pooled[0] / count:.3f} | {each[1]:.1f} ({each[2]:.1f}) / "
-                  f"{pooled[1]:.1f} ({pooled[2]:.1f}) |", flush=True)
+        groups = [(label, np.ones(len(alone), dtype=bool))] + [
+            (f"{label}: the topics of {Path(folder).name}",
+             np.isin(topics.folders, [p.name for p in Path(folder).iterdir()])) for name, folder in parts if name == root.name]
+        for shown_as, part in groups:
+            for r, (name, runs) in enumerate(readers):
+                read = covered(topics, runs[0]) & part  # a real reader of a part of the set counts its topics alone
+                if not read.any():
+                    continue
+                each, pooled, count = result[0, r][read].sum(axis=0), result[1, r][read].sum(axis=0), sizes[read].sum()
+                shown = shown_as if read.sum() == part.sum() else f"{shown_as}, the {read.sum()} topics it answers"
+                print(f"| {shown} | {name} | {own[r][read].sum() / count:.3f} | {alone[read].sum() / count:.3f} | "
+                      f"{each[0] / count:.3f} | {pooled[0] / count:.3f} | {each[1]:.1f} ({each[2]:.1f}) / "
+                      f"{pooled[1]:.1f} ({pooled[2]:.1f}) |", flush=True)
     # how the gold-free estimate of a reader's error rate follows the truth, per set and simulated reader
     temperatures = sorted({1.0, UserTrust().temperature}, reverse=True)
     print("\n| set | reader | error rate on the open options | " + " | ".join(

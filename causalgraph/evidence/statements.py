@@ -3,9 +3,9 @@
 Each event is placed in a sentence that tells it (relevance REL_MIN or more, evidence/retrieve.py) at the median
 position of its own content words there (stems the other event does not share). A connective between the two
 places gives the statement its direction: "T because of E" and "E led to T" state E as a cause of T, "E because
-of T" states E as a consequence of T, "T after E" states only that E came first. A connective opening the next
-sentence of the same document ("As a result, ...") or a target sentence announcing causes ("T was the result of
-two failures.") links across sentences; a negation beside a connective ("was not caused by") states that E was
+of T" states E as a consequence of T, "T after E" states only that E came first. A connective opening one of the
+next WINDOW sentences of the same document ("As a result, ...") or a target sentence announcing causes ("T was the
+result of two failures.") links across sentences; a negation beside a connective ("was not caused by") states that E was
 not the cause. What was measured: BENCHMARKS.md, "A user's own topic"."""
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The edge scorer for a user's own topics (`--priors none`), learned from user-style topics: topics written the
 way users write them, where "None of the others" can be wrong and two or three causes are common. One evidence
 scorer over the question features (less the None structure), the size counts and the evidence groups of
-USER_GROUPS, with the directed statements; its precision bias chosen on held-out answers, topic by topic."""
+USER_GROUPS, with the directed statements; its precision bias chosen on the held-out answers of every topic, each
+answered by a scorer fitted on the others."""
 
 from __future__ import annotations
 

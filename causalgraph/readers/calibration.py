@@ -15,7 +15,7 @@ finds plausible, so where the two err together, their agreement looks like relia
 they err apart. Without gold, dependence cannot be told from reliability (the vote rate against x looks
 alike), so it is measured once against the gold answers of real readers (DEPENDENCE) and held while EM
 estimates the rest, with the structure probabilities as soft labels: the scorer is trained for the shapes of
-the split it answers (`train --resize-to`), and there they are calibrated on open options (BENCHMARKS.md).
+the split it answers (`train --resize-to`), and there they are calibrated on open options (docs/lab/readers.md).
 
 Fusion reads the estimate as the reliability on the open options: a yes carries log(sens / (1 - spec)), a no
 log((1 - sens) / spec); a probability its Platt map slope * logit(p) + intercept, from the normal model where
@@ -23,7 +23,7 @@ the structure model is undecided, whose intercept favours "cause" only as far as
 reader's log-odds run low. On a small topic an estimate rests on few open options (and the structure model is
 over-confident there): below MIN_OPEN a reader is not estimated but gets FALLBACK_WEIGHT on its raw log-odds.
 Readers whose errors go together share one vote (their discount). Fusion scales the log-odds by SCALE. Each
-constant was measured or chosen in BENCHMARKS.md, "Readers" (`python benchmarks/real_readers.py`).
+constant was measured or chosen in docs/lab/readers.md, "Real readers" (`python benchmarks/real_readers.py`).
 
 On a user's own topics (priors "none") none of this holds: the structure model is weaker and differently
 calibrated, and a topic has too few open options. There each reader's error rate is estimated from its
