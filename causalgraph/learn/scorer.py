@@ -175,7 +175,7 @@ def evidence_effects(table: PairTable, scorer: Scorer, scores: dict[tuple[int, i
     blank = dict(zip(FEATURES, np.concatenate([np.zeros(len(STRUCTURE_FEATURES)), table_blank()])))
     effects: dict[tuple[int, int], dict[str, float]] = {p: {} for p in table.pairs}
     n = len(X)
-    background = np.unique(np.linspace(0, n - 1, min(n, BACKGROUND)).round().astype(int)) if n else np.arange(0)
+    background = np.unique(np.linspace(0, n - 1, min(n, BACKGROUND)).round().astype(int))
     for group in EVIDENCE_GROUPS:
         names = [f for f in FEATURE_GROUPS[group] if f in set(scorer.features or ())]
         if not names or not n:
