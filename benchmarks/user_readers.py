@@ -11,7 +11,7 @@ For each: the reader alone, causalgraph alone, fused, and how many fused answers
 many of those are right (exact). A last table sets each simulated reader's error rate on the open options beside
 its gold-free estimate (readers/calibration.py, before the gain), with the structure model at temperature 1 and at
 the shipped one. The trust constants of the "none" regime (readers/calibration.py, UserTrust)
-are chosen on the first set with folds that leave one topic out (GRID; the choice furthest above the better of
+are chosen on the first set with folds that leave one topic out (`grid`; the choice furthest above the better of
 the reader alone and causalgraph alone, on average over the readers and both ways of answering): each held-out
 topic is answered with the constants chosen on the others. The other sets are answered with the shipped ones.
 The shipped scorer of a user's topic was trained on user-train and user-dev, so for a first set of those
@@ -53,8 +53,13 @@ from labelled import run_benchmark
 
 RATES = (0.0, 0.25, 0.5, 0.75)
 SEEDS = (0, 1, 2)
-GRID = [UserTrust(scale, 0.02, temperature, gain)  # the candidates for the regime's constants
-        for scale, temperature, gain in itertools.product((1.0, 1.5, 2.0), (0.3, 0.5, 0.7, 1.0, 1.5, 2.0), (1.0, 1.5, 2.0, 3.0))]
+SCALES = (1.0, 1.5, 2.0)  # the scales of the grid of the regime's constants (--scales)
+
+
+def grid(scales: tuple[float, ...] = SCALES) -> list[UserTrust]:
+    """The candidates for the regime's constants."""
+    return [UserTrust(scale, 0.02, temperature, gain)
+            for scale, temperature, gain in itertools.product(scales, (0.3, 0.5, 0.7, 1.0, 1.5, 2.0), (1.0, 1.5, 2.0, 3.0))]
 
 
 def corrupted(question, rng: random.Random) -> frozenset[str]:
@@ -178,12 +183,15 @@ def fused(topics: Topics, runs: list, trust: UserTrust, together: bool) -> np.nd
     return out / len(runs)
 
 
-def choose(tables: dict[UserTrust, np.ndarray], better: np.ndarray, topics: np.ndarray) -> UserTrust:
+def choose(tables: dict[UserTrust, np.ndarray], better: np.ndarray, topics: np.ndarray, worst: bool = False) -> UserTrust:
     """The trust whose fused score is furthest above the better of the reader alone and causalgraph alone on
     `topics` (summed scores; `better` per reader and topic, tables per mode, reader and topic), on average over
-    the modes and readers."""
-    return max(tables, key=lambda t: (np.sum(tables[t][..., topics, 0], axis=-1)
-                                      - np.sum(better[:, topics], axis=1)).mean())
+    the modes and readers; with `worst`, the one whose shortfalls below it are least on average (a tenth of the
+    mean gap breaking ties)."""
+    def gain(t: UserTrust) -> float:
+        gap = np.sum(tables[t][..., topics, 0], axis=-1) - np.sum(better[:, topics], axis=1)
+        return float(np.minimum(gap, 0).mean() + 0.1 * gap.mean()) if worst else float(gap.mean())
+    return max(tables, key=gain)
 
 
 def error_estimates(topics: Topics, answers: dict[str, frozenset[str]], temperature: float) -> tuple[float, float]:
@@ -215,6 +223,11 @@ def main() -> int:
     parser.add_argument("--held-out-structure", action="store_true",
                         help="answer each topic of the first set with a user-topic scorer fitted on the set's other "
                              "topics (for a first set that the shipped scorer was trained on)")
+    parser.add_argument("--scales", nargs="+", type=float, default=list(SCALES),
+                        help="the scales of the grid of constants (default: %(default)s)")
+    parser.add_argument("--worst", action="store_true",
+                        help="choose the constants whose shortfalls below the better of the reader and causalgraph "
+                             "alone are least, not those furthest above it on average")
     args = parser.parse_args()
     real = dict(spec.split("=", 1) for spec in args.real)
     parts = [spec.split("=", 1) for spec in args.part]
@@ -230,12 +243,12 @@ def main() -> int:
                         for _, runs in readers])
         if n == 0:  # leave one topic out: each held-out topic answered with the trust chosen on the others
             tables = {t: np.array([[fused(topics, runs, t, mode) for _, runs in readers] for mode in MODES])
-                      for t in GRID}
+                      for t in grid(tuple(args.scales))}
             better, everything = np.maximum(own, alone), np.arange(len(alone))
-            picks = [choose(tables, better, np.delete(everything, i)) for i in everything]
+            picks = [choose(tables, better, np.delete(everything, i), args.worst) for i in everything]
             result = np.stack([tables[t][:, :, i] for i, t in enumerate(picks)], axis=2)
             label = f"{root.name} (leave one topic out)"
-            print(f"chosen on all of {root.name}: {choose(tables, better, everything)}; in the folds: "
+            print(f"chosen on all of {root.name}: {choose(tables, better, everything, args.worst)}; in the folds: "
                   f"{', '.join(f'{t} ({picks.count(t)})' for t in sorted(set(picks), key=picks.index))}",
                   file=sys.stderr)
         else:

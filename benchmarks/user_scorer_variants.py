@@ -1,0 +1,183 @@
+"""Variants of the scorer of a user's own topics (`--priors none`, learn/user.py) that were measured and not
+shipped, held out as benchmarks/user_scorer.py holds them out: each tuning topic (default ../shared/user-train and
+../shared/user-dev) scored by a scorer fitted on the other tuning topics and answered at the bias chosen on their
+held-out answers; the validation set (default ../shared/user-dev-2) by one fitted on every tuning topic, at the
+bias chosen on all of them. The variants:
+- the statements' margins taken over the mean of the question's other options, not the best of them (so that two
+  options stated as causes do not cancel each other's margin), or left out;
+- a logistic regression (standardised features, missing values as 0) in place of the small boosted trees;
+- the labelled AER topics (train, dev and sample, topics 11-36 with train-evidence/) added to the training
+  topics, their summed sample weight a share of the user-style topics'.
+A last table asks whether the second-ranked option of a question could be taken on its probability: how often it
+is a cause, by the held-out probability the shipped features give it.
+
+    python benchmarks/user_scorer_variants.py --cache-dir /tmp/user-cache
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from causalgraph.analysis.analyse import analyse_topic
+from causalgraph.analysis.cache import AnalysisCache
+from causalgraph.config import DEFAULT_MODEL
+from causalgraph.data import load_labelled
+from causalgraph.evidence.statements import STATEMENT_FEATURES
+from causalgraph.learn.scorer import EdgeScorer
+from causalgraph.learn.user import BIASES, USER_PARAMS, topic_scores, user_features
+from causalgraph.reason.groups import PRIORS
+from causalgraph.reason.solve import SolverParams, solve_analysis
+from causalgraph.run.batch import scorer_for
+from labelled import run_benchmark
+from user_scorer import SHARED, analyses, option_probabilities, sets_parser
+from user_topics import blank_counts, shape_cells, tally
+
+SHIPPED = user_features()
+VERSUS_BEST = tuple(f"{f}_minus_best_other" for f in STATEMENT_FEATURES)
+VERSUS_MEAN = tuple(f"{f}_minus_mean_other" for f in STATEMENT_FEATURES)
+
+
+def with_mean_margins(analysis) -> pd.DataFrame:
+    """The topic's pair table with each statement feature less its mean over the question's other options (averaged
+    over the questions offering the pair), as VERSUS_MEAN."""
+    frame = analysis.table.frame().copy()
+    row = {p: i for i, p in enumerate(analysis.table.pairs)}
+    for feature, column in zip(STATEMENT_FEATURES, VERSUS_MEAN):
+        margins: dict[tuple[int, int], list[float]] = {}
+        for slots in analysis.graph.graph["questions"].values():
+            events = [e for e in slots.options.values() if e != slots.target]
+            for e in events:
+                others = [frame[feature].iloc[row[(o, slots.target)]] for o in events if o != e]
+                mine = frame[feature].iloc[row[(e, slots.target)]]
+                margins.setdefault((e, slots.target), []).append(mine - np.mean(others) if others else 0.0)
+        frame[column] = [float(np.mean(margins.get(p, [0.0]))) for p in analysis.table.pairs]
+    return frame
+
+
+def boosted(features: tuple[str, ...]) -> Callable[[], EdgeScorer]:
+    """The user-topic scorer's boosted trees over `features`."""
+    return lambda: EdgeScorer(features=features, **USER_PARAMS)
+
+
+def logistic(c: float) -> Callable:
+    """A logistic regression of inverse regularisation `c` over standardised features, missing values as 0."""
+    return lambda: make_pipeline(SimpleImputer(strategy="constant", fill_value=0.0, keep_empty_features=True),
+                                 StandardScaler(), LogisticRegression(C=c, max_iter=2000))
+
+
+class Fits:
+    """The tuning and validation topics' tables, and fits of a model over them with optional extra topics."""
+
+    def __init__(self, tuning: list, validation: list, extra: list):
+        self.tuning, self.validation = tuning, validation
+        self.frames = [with_mean_margins(a) for a in tuning]
+        self.gold = [a.gold() for a in tuning]
+        self.validation_frames = [with_mean_margins(a) for a in validation]
+        self.extra = (pd.concat([with_mean_margins(a) for a in extra]), np.concatenate([a.gold() for a in extra]))
+
+    def fit(self, make: Callable, columns: tuple[str, ...], topics: list[int], extra_share: float):
+        """`make()` fitted on the `topics` (tuning indices) and, with `extra_share`, the extra topics weighed so."""
+        X = pd.concat([self.frames[i] for i in topics])[list(columns)]
+        y = np.concatenate([self.gold[i] for i in topics])
+        weight = np.ones(len(y))
+        if extra_share:
+            ex, ey = self.extra
+            X, y = pd.concat([X, ex[list(columns)]]), np.concatenate([y, ey])
+            weight = np.concatenate([weight, np.full(len(ey), extra_share * len(weight) / len(ey))])
+        model = make()
+        return model.fit(X, y, sample_weight=weight) if isinstance(model, EdgeScorer) else model.fit(X, y, logisticregression__sample_weight=weight)
+
+    @staticmethod
+    def probabilities(model, frame: pd.DataFrame, analysis, columns: tuple[str, ...]) -> dict:
+        return dict(zip(analysis.table.pairs, map(float, model.predict_proba(frame[list(columns)])[:, 1])))
+
+    def held_out(self, make: Callable, columns: tuple[str, ...], extra_share: float = 0.0) -> tuple[list[dict], list[dict]]:
+        """Each tuning topic's probabilities by a fit on the other tuning topics; the validation topics' by one fit on
+        every tuning topic."""
+        n = len(self.tuning)
+        held = [self.probabilities(self.fit(make, columns, [j for j in range(n) if j != i], extra_share),
+                                   self.frames[i], self.tuning[i], columns) for i in range(n)]
+        model = self.fit(make, columns, list(range(n)), extra_share)
+        return held, [self.probabilities(model, f, a, columns) for f, a in zip(self.validation_frames, self.validation)]
+
+
+def shapes(topics: list, probabilities: list[dict], biases: list[int]) -> str:
+    """The answers' score and shapes (user_topics.shape_cells), solved under priors none at each topic's bias."""
+    without, none_prior = PRIORS["none"]
+    counts = blank_counts()
+    for analysis, p, bias in zip(topics, probabilities, biases):
+        solution = solve_analysis(analysis, p, without, SolverParams(bias=bias, none_prior=none_prior))
+        for q in analysis.topic.questions:
+            tally(counts, frozenset(solution.answers[q.qid]), q)
+    return shape_cells(counts)
+
+
+def auc(topics: list, probabilities: list[dict]) -> float:
+    """The option AUC of the topics' candidate pairs."""
+    return roc_auc_score(np.concatenate([a.gold() for a in topics]),
+                         np.concatenate([[p[k] for k in a.table.pairs] for a, p in zip(topics, probabilities)]))
+
+
+def main() -> int:
+    parser = sets_parser(__doc__)
+    parser.add_argument("--aer", type=Path, default=SHARED / "aer", help="the AER data folder (its labelled topics)")
+    args = parser.parse_args()
+    sets = analyses([*args.tune, args.validate], args.cache_dir)
+    tuning = [a for root in args.tune for a in sets[root.name]]
+    names = [root.name for root in args.tune for _ in sets[root.name]]
+    _, encoder = scorer_for(Path(DEFAULT_MODEL).resolve(), "none")
+    cache = AnalysisCache.open(args.cache_dir, encoder) if args.cache_dir else None
+    aer = [cache.analyse(t)[0] if cache else analyse_topic(t, encoder) for t in load_labelled(args.aer, evidence=True)]
+    fits = Fits(tuning, sets[args.validate.name], aer)
+    base = tuple(f for f in SHIPPED if f not in VERSUS_BEST)
+    variants = [("shipped", boosted(SHIPPED), SHIPPED, 0.0),
+                ("statements' margins over the mean of the other options", boosted(base + VERSUS_MEAN), base + VERSUS_MEAN, 0.0),
+                ("without the statements' margins", boosted(base), base, 0.0),
+                ("logistic regression, C 0.03", logistic(0.03), SHIPPED, 0.0),
+                ("logistic regression, C 0.1", logistic(0.1), SHIPPED, 0.0)]
+    variants += [(f"with the AER topics, weighed {share:g} of the user-style topics", boosted(SHIPPED), SHIPPED, share)
+                 for share in (0.25, 1.0)]
+    print("| scorer | AUC, tuning / validation | set | questions | score | several labels (gold has several) | None chosen "
+          "where right | None chosen where wrong | answers with a wrong label | of them, with several labels |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    shipped_held = None
+    for label, make, columns, share in variants:
+        held, validation = fits.held_out(make, columns, share)
+        shipped_held = shipped_held or held
+        totals = {b: [sum(topic_scores(a, p, b)) for a, p in zip(tuning, held)] for b in BIASES}
+        nested = [max(BIASES, key=lambda b: sum(v for j, v in enumerate(totals[b]) if j != i)) for i in range(len(tuning))]
+        everything = max(BIASES, key=lambda b: sum(totals[b]))
+        aucs = f"{auc(tuning, held):.4f} / {auc(fits.validation, validation):.4f}"
+        for root in args.tune:
+            ids = [i for i, name in enumerate(names) if name == root.name]
+            print(f"| {label} | {aucs} | {root.name} | {shapes([tuning[i] for i in ids], [held[i] for i in ids], [nested[i] for i in ids])} |")
+        print(f"| {label} | {aucs} | {args.validate.name} | {shapes(fits.validation, validation, [everything] * len(validation))} |", flush=True)
+    # the second-ranked option of each tuning question, by the shipped features' held-out probabilities
+    bins = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 1.0)
+    rows = []
+    for analysis, p in zip(tuning, shipped_held):
+        for q in analysis.topic.questions:
+            options = option_probabilities(analysis, p, q)
+            first, second = sorted(options, key=options.get, reverse=True)[:2]
+            rows.append((options[second], second in q.gold, first in q.gold))
+    table = np.array(rows, dtype=float)
+    print("\n| probability of the second-ranked option | questions | it is a cause | it is a cause, where the first is |")
+    print("|---|---|---|---|")
+    for low, high in zip(bins, bins[1:]):
+        inside = (table[:, 0] > low) & (table[:, 0] <= high)
+        both = inside & (table[:, 2] > 0)
+        print(f"| {low:.1f}-{high:.1f} | {inside.sum()} | {table[inside, 1].mean():.2f} | {table[both, 1].mean():.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    run_benchmark(main)
