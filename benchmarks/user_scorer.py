@@ -33,7 +33,8 @@ from causalgraph.config import DEFAULT_MODEL
 from causalgraph.data.metric import question_score
 from causalgraph.evidence.statements import STATEMENT_FEATURES
 from causalgraph.learn.scorer import edge_scores, evidence_effects
-from causalgraph.learn.user import BIASES, VERSUS_CANDIDATES, fit, held_out_scorers, topic_scores, user_features
+from causalgraph.learn.user import (BIASES, VERSUS_CANDIDATES, chosen_biases, fit, held_out_scorers, topic_scores,
+                                   user_features)
 from causalgraph.reason.explain import EFFECT_SHOWN
 from causalgraph.reason.groups import PRIORS
 from causalgraph.reason.solve import SolverParams, solve_analysis
@@ -77,6 +78,24 @@ def option_probabilities(analysis, probabilities: dict, q) -> dict[str, float]:
     slots = analysis.graph.graph["questions"][q.qid]
     return {label: 0.0 if event == slots.target else probabilities[(event, slots.target)]
             for label, event in slots.options.items()}
+
+
+def answer_shapes(analyses: list, probabilities: list[dict], biases: list[int]) -> str:
+    """The answers' score and shapes (user_topics.shape_cells) over the topics, each solved under priors none from
+    its pair probabilities at its bias."""
+    without, none_prior = PRIORS["none"]
+    counts = blank_counts()
+    for analysis, p, bias in zip(analyses, probabilities, biases):
+        solution = solve_analysis(analysis, p, without, SolverParams(bias=bias, none_prior=none_prior))
+        for q in analysis.topic.questions:
+            tally(counts, frozenset(solution.answers[q.qid]), q)
+    return shape_cells(counts)
+
+
+def option_auc(analyses: list, probabilities: list[dict]) -> float:
+    """The option AUC of the topics' candidate pairs: each pair's probability against its gold."""
+    return float(roc_auc_score(np.concatenate([a.gold() for a in analyses]),
+                               np.concatenate([[p[k] for k in a.table.pairs] for a, p in zip(analyses, probabilities)])))
 
 
 def expected_best(options: dict[str, float], none: str | None) -> frozenset[str]:
@@ -194,7 +213,6 @@ def main() -> int:
     print("| scorer | set | AUC | questions | score | several labels (gold has several) | None chosen where right | "
           "None chosen where wrong | answers with a wrong label | of them, with several labels |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    without, none_prior = PRIORS["none"]
     for label, features in (("trained on user-style topics", base),
                             ("the same + statements", base + list(FEATURE_GROUPS["statements"]))):
         analysed = [a for _, a in topics]
@@ -203,22 +221,18 @@ def main() -> int:
         first = [i for i in tuning if topics[i][0] == args.tune[0].name]
         bias = max(BIASES, key=lambda b: sum(s for i in first for s in topic_scores(topics[i][1], pairs[i], b)))
         # as `train --user-topics` reports it: each tuning topic at the bias chosen on the other tuning topics
-        totals = {b: {i: sum(topic_scores(topics[i][1], pairs[i], b)) for i in tuning} for b in BIASES}
-        nested = {i: max(BIASES, key=lambda b: sum(v for j, v in totals[b].items() if j != i)) for i in tuning}
+        per_topic, everything = chosen_biases({b: [sum(topic_scores(topics[i][1], pairs[i], b)) for i in tuning]
+                                               for b in BIASES})
+        nested = dict(zip(tuning, per_topic))
         for regime, biases in ((f"bias {bias}", dict.fromkeys(range(len(topics)), bias)),
                                ("bias chosen on the other tuning topics", nested)):
             for root in roots:
                 ids = [i for i, (name, _) in enumerate(topics) if name == root.name and i in biases]
                 if not ids:
                     continue
-                counts = blank_counts()
-                for i in ids:
-                    analysis = topics[i][1]
-                    solution = solve_analysis(analysis, pairs[i], without, SolverParams(bias=biases[i], none_prior=none_prior))
-                    for q in analysis.topic.questions:
-                        tally(counts, frozenset(solution.answers[q.qid]), q)
-                auc = roc_auc_score(np.concatenate([gold[i] for i in ids]), np.concatenate([[pairs[i][p] for p in topics[i][1].table.pairs] for i in ids]))
-                print(f"| {label} ({regime}) | {root.name} | {auc:.4f} | {shape_cells(counts)} |", flush=True)
+                part, probabilities = [topics[i][1] for i in ids], [pairs[i] for i in ids]
+                print(f"| {label} ({regime}) | {root.name} | {option_auc(part, probabilities):.4f} | "
+                      f"{answer_shapes(part, probabilities, [biases[i] for i in ids])} |", flush=True)
     # how the last scorer ranks each question's options, and the answers of the highest expected score over them
     print("\n| set | questions with a real cause | its most probable option a cause | mean AUC within a question | "
           "answers of the highest expected score | several labels (gold has several) |")
@@ -236,7 +250,7 @@ def main() -> int:
     # the statements read as rules over the last scorer's probabilities: an option stated as a consequence (or as
     # later) and never as a cause is ruled out (its probability set to 0.01); the tuning topics at the bias chosen on
     # the others, the validation set at the bias chosen on all tuning topics
-    biases = {**nested, **dict.fromkeys(validation, max(BIASES, key=lambda b: sum(totals[b].values())))}
+    biases = {**nested, **dict.fromkeys(validation, everything)}
     print("\n| statements as rules | " + " | ".join(root.name for root in roots) + " |")
     print("|---|" + "---|" * len(roots))
     for rule, against in (("none (the scorer alone)", ()), ("a stated consequence is ruled out", ("stated_consequence",)),

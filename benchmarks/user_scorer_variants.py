@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
@@ -32,14 +31,12 @@ from causalgraph.analysis.cache import AnalysisCache
 from causalgraph.config import DEFAULT_MODEL
 from causalgraph.data import load_labelled
 from causalgraph.evidence.statements import STATEMENT_FEATURES
+from causalgraph.graph.features import versus_other_options
 from causalgraph.learn.scorer import EdgeScorer
-from causalgraph.learn.user import BIASES, USER_PARAMS, topic_scores, user_features
-from causalgraph.reason.groups import PRIORS
-from causalgraph.reason.solve import SolverParams, solve_analysis
+from causalgraph.learn.user import BIASES, USER_PARAMS, chosen_biases, topic_scores, user_features
 from causalgraph.run.batch import scorer_for
 from labelled import run_benchmark
-from user_scorer import SHARED, analyses, option_probabilities, sets_parser
-from user_topics import blank_counts, shape_cells, tally
+from user_scorer import SHARED, analyses, answer_shapes, option_auc, option_probabilities, sets_parser
 
 SHIPPED = user_features()
 VERSUS_BEST = tuple(f"{f}_minus_best_other" for f in STATEMENT_FEATURES)
@@ -50,16 +47,9 @@ def with_mean_margins(analysis) -> pd.DataFrame:
     """The topic's pair table with each statement feature less its mean over the question's other options (averaged
     over the questions offering the pair), as VERSUS_MEAN."""
     frame = analysis.table.frame().copy()
-    row = {p: i for i, p in enumerate(analysis.table.pairs)}
     for feature, column in zip(STATEMENT_FEATURES, VERSUS_MEAN):
-        margins: dict[tuple[int, int], list[float]] = {}
-        for slots in analysis.graph.graph["questions"].values():
-            events = [e for e in slots.options.values() if e != slots.target]
-            for e in events:
-                others = [frame[feature].iloc[row[(o, slots.target)]] for o in events if o != e]
-                mine = frame[feature].iloc[row[(e, slots.target)]]
-                margins.setdefault((e, slots.target), []).append(mine - np.mean(others) if others else 0.0)
-        frame[column] = [float(np.mean(margins.get(p, [0.0]))) for p in analysis.table.pairs]
+        margin, _ = versus_other_options(analysis.graph, dict(zip(analysis.table.pairs, frame[feature])), np.mean)
+        frame[column] = [margin.get(p, 0.0) for p in analysis.table.pairs]
     return frame
 
 
@@ -110,23 +100,6 @@ class Fits:
         return held, [self.probabilities(model, f, a, columns) for f, a in zip(self.validation_frames, self.validation)]
 
 
-def shapes(topics: list, probabilities: list[dict], biases: list[int]) -> str:
-    """The answers' score and shapes (user_topics.shape_cells), solved under priors none at each topic's bias."""
-    without, none_prior = PRIORS["none"]
-    counts = blank_counts()
-    for analysis, p, bias in zip(topics, probabilities, biases):
-        solution = solve_analysis(analysis, p, without, SolverParams(bias=bias, none_prior=none_prior))
-        for q in analysis.topic.questions:
-            tally(counts, frozenset(solution.answers[q.qid]), q)
-    return shape_cells(counts)
-
-
-def auc(topics: list, probabilities: list[dict]) -> float:
-    """The option AUC of the topics' candidate pairs."""
-    return roc_auc_score(np.concatenate([a.gold() for a in topics]),
-                         np.concatenate([[p[k] for k in a.table.pairs] for a, p in zip(topics, probabilities)]))
-
-
 def main() -> int:
     parser = sets_parser(__doc__)
     parser.add_argument("--aer", type=Path, default=SHARED / "aer", help="the AER data folder (its labelled topics)")
@@ -153,14 +126,12 @@ def main() -> int:
     for label, make, columns, share in variants:
         held, validation = fits.held_out(make, columns, share)
         shipped_held = shipped_held or held
-        totals = {b: [sum(topic_scores(a, p, b)) for a, p in zip(tuning, held)] for b in BIASES}
-        nested = [max(BIASES, key=lambda b: sum(v for j, v in enumerate(totals[b]) if j != i)) for i in range(len(tuning))]
-        everything = max(BIASES, key=lambda b: sum(totals[b]))
-        aucs = f"{auc(tuning, held):.4f} / {auc(fits.validation, validation):.4f}"
+        nested, everything = chosen_biases({b: [sum(topic_scores(a, p, b)) for a, p in zip(tuning, held)] for b in BIASES})
+        aucs = f"{option_auc(tuning, held):.4f} / {option_auc(fits.validation, validation):.4f}"
         for root in args.tune:
             ids = [i for i, name in enumerate(names) if name == root.name]
-            print(f"| {label} | {aucs} | {root.name} | {shapes([tuning[i] for i in ids], [held[i] for i in ids], [nested[i] for i in ids])} |")
-        print(f"| {label} | {aucs} | {args.validate.name} | {shapes(fits.validation, validation, [everything] * len(validation))} |", flush=True)
+            print(f"| {label} | {aucs} | {root.name} | {answer_shapes([tuning[i] for i in ids], [held[i] for i in ids], [nested[i] for i in ids])} |")
+        print(f"| {label} | {aucs} | {args.validate.name} | {answer_shapes(fits.validation, validation, [everything] * len(validation))} |", flush=True)
     # the second-ranked option of each tuning question, by the shipped features' held-out probabilities
     bins = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 1.0)
     rows = []

@@ -4,6 +4,7 @@ and how similar its two texts are."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import networkx as nx
 import numpy as np
@@ -61,9 +62,11 @@ def none_share(graph: nx.DiGraph, qids: list[str], exclude_target: int | None = 
     return sum(s.none_label is not None for s in slots) / len(slots) if slots else 0.0
 
 
-def versus_other_options(graph: nx.DiGraph, values: dict[tuple[int, int], float]) -> tuple[dict, dict]:
+def versus_other_options(graph: nx.DiGraph, values: dict[tuple[int, int], float],
+                         against: Callable[[list[float]], float] = max) -> tuple[dict, dict]:
     """For each pair, averaged over the questions offering it: its value minus the best other option's
-    value in that question, and the number of other options with a higher value."""
+    value in that question (`against` the others' values: their best by default), and the number of other options
+    with a higher value."""
     margin: dict[tuple[int, int], list[float]] = {}
     rank: dict[tuple[int, int], list[float]] = {}
     for slots in graph.graph["questions"].values():
@@ -71,7 +74,7 @@ def versus_other_options(graph: nx.DiGraph, values: dict[tuple[int, int], float]
         for e in events:
             mine = values[(e, slots.target)]
             others = [values[(o, slots.target)] for o in events if o != e]
-            margin.setdefault((e, slots.target), []).append(mine - max(others, default=mine))
+            margin.setdefault((e, slots.target), []).append(mine - (against(others) if others else mine))
             rank.setdefault((e, slots.target), []).append(sum(o > mine for o in others))
     return ({k: float(np.mean(v)) for k, v in margin.items()}, {k: float(np.mean(v)) for k, v in rank.items()})
 

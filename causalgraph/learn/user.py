@@ -56,6 +56,15 @@ def topic_scores(analysis: TopicAnalysis, probabilities: dict, bias: int) -> lis
     return [question_score(solution.answers[q.qid], gold) for q in analysis.topic.questions if (gold := q.gold) is not None]
 
 
+def chosen_biases(totals: dict[int, list[float]]) -> tuple[list[int], int]:
+    """From each topic's summed score at each bias (`totals[bias][topic]`, in BIASES order): per topic, the bias
+    of the highest total over the other topics (nested, as the model card reports it), and the bias of the
+    highest total over all of them."""
+    topics = range(len(next(iter(totals.values()))))
+    nested = [max(totals, key=lambda b: sum(v for j, v in enumerate(totals[b]) if j != i)) for i in topics]
+    return nested, max(totals, key=lambda b: sum(totals[b]))
+
+
 @dataclass(frozen=True)
 class UserReport:
     """The held-out figures of the user-topic scorer: each topic's pair probabilities by a scorer fitted on the
@@ -75,7 +84,6 @@ def train_user_scorer(analyses: list[TopicAnalysis], say: Callable[[str], None] 
     say(f"{len(analyses)} held-out scorers fitted")
     by_bias = {b: [topic_scores(a, p, b) for a, p in zip(analyses, held)] for b in BIASES}
     say(f"{len(BIASES)} biases solved")
-    total = lambda b, skip=None: sum(sum(s) for i, s in enumerate(by_bias[b]) if i != skip)
-    nested = [by_bias[max(BIASES, key=lambda b: total(b, i))][i] for i in range(len(analyses))]
-    bias = max(BIASES, key=total)
+    per_topic, bias = chosen_biases({b: [sum(s) for s in scores] for b, scores in by_bias.items()})
+    nested = [by_bias[b][i] for i, b in enumerate(per_topic)]
     return fit(analyses, bias), UserReport(held, nested, bias)
