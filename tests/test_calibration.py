@@ -154,6 +154,9 @@ def test_calibration_files_round_trip_and_bad_ones_name_the_file(tmp_path):
     good = tmp_path / "cal.json"
     good.write_text(write_calibrations([cal], {"split": "dev"}))
     assert load_calibrations(good) == {"r": cal}
+    user = ReaderCalibration("u", "answers", "gold answers of mine", 42, answers_right=0.9, scale=1.0, regime="none")
+    good.write_text(write_calibrations([user]))
+    assert load_calibrations(good) == {"u": user}  # the regime "none": no sensitivity, no cause
     bad = {
         "not JSON": "{",
         "nested too deeply": "[" * 100_000 + "]" * 100_000,
@@ -168,6 +171,8 @@ def test_calibration_files_round_trip_and_bad_ones_name_the_file(tmp_path):
         "missing field 'cause'": json.dumps({"readers": [{k: v for k, v in cal.as_record().items() if k != "cause"}]}),
         "needs a positive spread": json.dumps({"readers": [{**cal.as_record(), "kind": "probabilities"}]}),
         "fallback must be true or false": json.dumps({"readers": [{**cal.as_record(), "fallback": "yes"}]}),
+        "answers_right must lie strictly between 0 and 1": json.dumps({"readers": [{**user.as_record(), "answers_right": 1}]}),
+        "answers_right belongs to the regime 'none'": json.dumps({"readers": [{**user.as_record(), "regime": "aer"}]}),
     }
     for i, (message, text) in enumerate(bad.items()):
         path = tmp_path / f"bad{i}.json"

@@ -5,6 +5,7 @@ a user's own labelled topics writing the calibration that `answer` then uses."""
 import json
 import random
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,41 +14,70 @@ from causalgraph.cli import answer, calibrate
 from causalgraph.data import DataError, input_files, load_data
 from causalgraph.learn.calibration import load_calibrations
 from causalgraph.readers.base import Judgement, ReaderJudgements
-from causalgraph.readers.calibration import UserTrust, estimate_user_trust, estimate_without_gold
+from causalgraph.readers.calibration import UserTrust, answer_log_odds, estimate_user_trust, estimate_without_gold
 
 from .conftest import question_row, write_questions
 from .test_own_topic import EXAMPLE, example_as_one_topic
 
 
 def structure_and_reader(error: float, seed: int = 0):
-    """Options whose structure probability leans towards the truth (wrongly on a fifth of them), and a reader that
-    errs on a share `error` of them."""
+    """50 questions of four options, one to three of them causes, whose structure probabilities lean towards the
+    truth (wrongly on a fifth of the options), and a reader whose answer is wrong, by one label dropped, added or
+    swapped, on a share `error` of the questions."""
     rng = random.Random(seed)
-    prior, truth, judgements = {}, {}, {}
-    for i in range(200):
-        key = (f"q{i // 4}", "ABCD"[i % 4])
-        truth[key] = rng.random() < 0.3
-        leans = truth[key] != (rng.random() < 0.2)
-        prior[key] = rng.uniform(0.6, 0.95) if leans else rng.uniform(0.05, 0.4)
-        judgements[key] = Judgement(verdict=truth[key] != (rng.random() < error))
+    prior, judgements = {}, {}
+    for i in range(50):
+        causes = set(rng.sample("ABCD", rng.choice((1, 1, 2, 3))))
+        for label in "ABCD":
+            leans = (label in causes) != (rng.random() < 0.2)
+            prior[(f"q{i}", label)] = rng.uniform(0.6, 0.95) if leans else rng.uniform(0.05, 0.4)
+        given = set(causes)
+        if rng.random() < error:
+            others = sorted(set("ABCD") - causes)
+            given = (causes - {min(causes)} if len(causes) > 1 and rng.random() < 0.5
+                     else causes | {rng.choice(others)})
+        judgements.update({(f"q{i}", label): Judgement(verdict=label in given) for label in "ABCD"})
     return prior, ReaderJudgements("r", judgements)
 
 
-def test_the_trust_of_a_user_topic_follows_the_reader_reliability():
-    carried = []
-    for error in (0.0, 0.1, 0.3):
+def test_the_trust_of_a_user_topic_follows_how_often_the_reader_is_right():
+    rates, carried = [], []
+    for error in (0.0, 0.3, 0.7):
         prior, reader = structure_and_reader(error)
-        cal = estimate_user_trust(reader, prior, {}, UserTrust(temperature=1.0, gain=1.0))  # a calibrated structure
-        assert cal.regime == "none" and cal.options == 200
-        carried.append(cal.log_odds(Judgement(verdict=True)))
-    assert carried[0] >= carried[1] > carried[2] > 0
+        cal = estimate_user_trust(reader, prior, {}, UserTrust(temperature=1.0))  # a calibrated structure
+        assert cal.regime == "none" and cal.options == 50 and not cal.fallback
+        rates.append(cal.answers_right)
+        fused = answer_log_odds(cal, reader, prior, {})
+        carried.append(sum(abs(j.calibrated) for j in fused.judgements.values()))
+        assert all(j.calibrated >= 0 for k, j in fused.judgements.items() if j.verdict)  # a yes never lowers
+    assert rates[0] > rates[1] > rates[2] and rates[0] > 0.7
+    assert carried[0] > carried[1] > carried[2] > 0
+    assert "its answers right on" in cal.reliability() and "regime 'none'" in cal.reliability()
 
 
 def test_an_option_the_rules_settle_counts_as_certain():
     prior, reader = structure_and_reader(0.0)
     wrong = {k: not j.verdict for k, j in reader.judgements.items()}  # the rules say the opposite of the reader
-    assert (estimate_user_trust(reader, prior, wrong).sensitivity
-            < estimate_user_trust(reader, prior, {}).sensitivity)
+    assert (estimate_user_trust(reader, prior, wrong).answers_right
+            < estimate_user_trust(reader, prior, {}).answers_right)
+
+
+def test_an_answer_that_is_no_possible_one_counts_as_wrong_and_carries_nothing():
+    prior, reader = structure_and_reader(0.0)
+    empty = {**reader.judgements, **{("q0", label): Judgement(verdict=False) for label in "ABCD"}}
+    cal = estimate_user_trust(replace(reader, judgements=empty), prior, {})
+    assert cal.options == 50 and cal.answers_right < estimate_user_trust(reader, prior, {}).answers_right
+    fused = answer_log_odds(cal, replace(reader, judgements=empty), prior, {})
+    assert all(fused.judgements[("q0", label)].calibrated == 0 for label in "ABCD")
+
+
+def test_a_label_not_judged_is_not_in_the_answer_and_none_comes_from_the_question():
+    prior = {("q0", label): p for label, p in zip("ABC", (0.9, 0.2, 0.1))}  # D is None
+    reader = ReaderJudgements("r", {("q0", "A"): Judgement(verdict=True)})  # D not judged: the answer is {A}
+    cal = estimate_user_trust(reader, prior, {})
+    assert cal.options == 1 and not cal.fallback
+    fused = answer_log_odds(cal, reader, prior, {})
+    assert fused.judgements[("q0", "A")].calibrated > 0 and set(fused.judgements) == {("q0", "A")}
 
 
 def test_the_benchmark_regime_is_the_em_as_before():
@@ -157,5 +187,6 @@ def test_calibrate_on_own_labels_writes_what_answer_uses(tmp_path, capsys):
     assert answer.main(["--data", str(small), "--reader-scores", f"llm={scores}", "--reader-calibration",
                         str(out), "--out", str(tmp_path / "a.jsonl"), "--quiet"]) == 0
     err = capsys.readouterr().err
-    assert f"reader llm: verdicts on 6 of 6 questions; sensitivity {cal.sensitivity:.2f}" in err
-    assert f"({cal.options} labelled open options)" in err
+    assert cal.answers_right == 0.995 and cal.options == 42  # the gold itself: every answer right
+    assert (f"reader llm: verdicts on 6 of 6 questions; its answers right on 100% of questions, estimated on 42 "
+            f"questions (gold answers of {root})") in err

@@ -14,8 +14,8 @@ from ..analysis.analyse import TopicAnalysis
 from ..data import DataError
 from ..data.load import read_text
 from ..readers.base import ReaderJudgements
-from ..readers.calibration import (MIN_OPEN, SCALE, Key, ReaderCalibration, UserTrust, estimate_user_trust,
-                                   estimate_without_gold)
+from ..readers.calibration import (MIN_OPEN, SCALE, Key, ReaderCalibration, UserTrust, answer_log_odds,
+                                   estimate_user_trust, estimate_without_gold)
 from ..reason.settled import settled_options
 from ..reason.solve import SolverParams
 
@@ -53,15 +53,15 @@ def calibrate_readers(readers: Sequence[ReaderJudgements], analyses: Sequence[To
     log-odds at that weight. Otherwise a reader named in `calibrations` (from gold, see `calibrate`) keeps its
     parameters, and the others are estimated without gold on the open options of these topics, all readers
     together (a reader judged on fewer than `min_open` of them gets the fallback weight), or, in the `regime`
-    "none" (a user's own topics, priors "none"), each by its agreement with the structure model and the rules
-    (`trust`); the rules that settle options are those the topics are answered with (`without`, `params`). `evidence`: these topics'
+    "none" (a user's own topics, priors "none"), each by how often its whole answers are right, estimated against
+    the structure model and the rules (`trust`, readers/calibration.py: UserTrust); the rules that settle options are those the topics are answered with (`without`, `params`). `evidence`: these topics'
     `option_evidence`, where it is at hand."""
     if not readers:
         return ()
     if weight is not None:
         return tuple(ReaderJudgements(r.reader, r.judgements, weight) for r in readers)
     prior, settled = evidence or option_evidence(analyses, edges, without, params)
-    if regime == "none":  # a user's own topics: each reader by its agreement with the evidence (UserTrust)
+    if regime == "none":  # a user's own topics: each reader by how often its answers are right (UserTrust)
         for cal in (calibrations or {}).values():
             if cal.regime != "none":
                 log.warning("reader %s: its calibration was made on the benchmark's topics (regime 'aer'); these "
@@ -72,7 +72,8 @@ def calibrate_readers(readers: Sequence[ReaderJudgements], analyses: Sequence[To
         fitted = estimate_without_gold(readers, prior, settled, scale, calibrations, min_open)
     for cal in fitted:
         log.info("reader %s: %s", cal.reader, cal.reliability())
-    return tuple(cal.apply(r) for cal, r in zip(fitted, readers))
+    return tuple(answer_log_odds(cal, r, prior, settled, trust) if cal.answers_right is not None else cal.apply(r)
+                 for cal, r in zip(fitted, readers))
 
 
 def write_calibrations(calibrations: Iterable[ReaderCalibration], extra: dict | None = None) -> str:

@@ -26,11 +26,13 @@ Readers whose errors go together share one vote (their discount). Fusion scales 
 constant was measured or chosen in docs/lab/readers.md, "Real readers" (`python benchmarks/real_readers.py`).
 
 On a user's own topics (priors "none") none of this holds: the structure model is weaker and differently
-calibrated, and a topic has too few open options. There each reader's error rate is estimated from its
-disagreement with the structure model and the rules instead (UserTrust, estimate_user_trust)."""
+calibrated, and a topic has too few open options. There a reader is read as a channel of whole answers, right
+on a share of the questions that is estimated from how likely the structure model and the rules find its
+answers (UserTrust, estimate_user_trust, answer_log_odds)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from dataclasses import dataclass, replace
@@ -38,7 +40,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..data import DataError
+from ..data import LABELS, DataError
 from ..data.odds import logit
 from .base import HARD_LOG_ODDS, Judgement, ReaderJudgements
 
@@ -75,22 +77,137 @@ REGIMES = ("aer", "none")
 @dataclass(frozen=True)
 class UserTrust:
     """The trust in a reader on a user's own topics (the regime "none"), where the structure model is weak (option
-    AUC 0.87 on user-dev, held out) and a topic has 25-29 open options, too few for the EM. The reader's error
-    rate e is estimated without gold from its disagreement with the structure model, option by option: where the
-    structure model gives p (its probabilities held at `temperature`: logit p / temperature), it errs with
-    probability e_s = min(p, 1 - p), and a reader erring apart from it disagrees with probability
-    e_s + e (1 - 2 e_s); the weighted least squares of e over the options the reader judged (the options the
-    rules settle count with e_s = 0) weighs the confident options most. The estimate is read as e' = `gain` x e,
-    held within [`floor`, 1/2]; a yes then carries log((1 - e') / e'), a no its negative, times `scale`. The
-    constants are chosen on the 24 user-style tuning topics (user-train and user-dev), each answered by a
-    structure model that did not see it, with folds that leave one topic out (BENCHMARKS.md, "A reader on a
-    user's own topic"): a temperature of 0.5 sharpens the structure model, whose min(p, 1 - p) at temperature 1
-    overstates its errors, and the estimate then needs no gain."""
+    AUC 0.87 on user-dev, held out) and a topic has 25-29 open options, too few for the EM. The reader is taken as
+    a channel of whole answers: on each question it gives the right answer with probability rho, and otherwise
+    another answer, the nearer the likelier (each with weight exp(-`spread` x the labels in one and not the other):
+    a reader that errs drops a label, adds one or swaps one, and seldom answers at random), so that the two
+    errors of one wrong answer count once. The structure model's joint over a question's answers (its options
+    independent, their probabilities held at `temperature`: logit p / temperature; the options the rules settle
+    certain) is the prior; rho is its posterior mean by EM without gold, from a Beta prior of mean `prior` worth
+    `prior_questions` questions. A label then carries, times `scale`, how far the reader's answer moves the
+    posterior that the label is in the right answer. The constants are chosen on the 24 user-style tuning topics
+    (user-train and user-dev), each answered by a structure model that did not see it, with folds that leave one
+    topic out (BENCHMARKS.md, "A reader on a user's own topic")."""
 
     scale: float = 1.0
-    floor: float = 0.02
     temperature: float = 0.5
-    gain: float = 1.0
+    spread: float = 1.0
+    prior: float = 0.6
+    prior_questions: float = 2.0
+
+
+@dataclass(frozen=True)
+class _Question:
+    """One judged question as the channel of whole answers sees it: its possible answers, the structure model's
+    probability of each, the reader's answer, and P(the reader's answer | each answer right, the reader wrong)."""
+
+    qid: str
+    answers: tuple[frozenset[str], ...]
+    probs: np.ndarray
+    given: frozenset[str]
+    wrong: np.ndarray
+
+
+def _answers(p: Mapping[str, float], none: str | None) -> tuple[tuple[frozenset[str], ...], np.ndarray]:
+    """A question's possible answers (each non-empty set of its real options, and None where offered) and their
+    probabilities with the options independent (without None, conditioned on a cause among them)."""
+    real = sorted(p)
+    answers = [frozenset(c) for n in range(1, len(real) + 1) for c in itertools.combinations(real, n)]
+    probs = [math.prod(p[o] if o in a else 1 - p[o] for o in real) for a in answers]
+    if none is not None:
+        answers.append(frozenset([none]))
+        probs.append(math.prod(1 - p[o] for o in real))
+    total = np.array(probs)
+    return tuple(answers), total / total.sum()
+
+
+def _questions(reader: ReaderJudgements, prior: Mapping[Key, float], settled: Mapping[Key, bool],
+               trust: UserTrust) -> tuple[list[_Question], int]:
+    """The questions the reader judged whose answer it gave is a possible one, as the channel sees them, and how
+    many others it judged (an answer that is not a possible one, empty or None beside a cause, is wrong). A reader
+    of probabilities answers with the options it gives more than one half."""
+    options: dict[str, dict[str, float]] = {}
+    for (qid, label), p in prior.items():
+        if (qid, label) in settled:
+            p = 1 - 1e-3 if settled[(qid, label)] else 1e-3
+        else:
+            p = float(_sigmoid(np.array(logit(p, 1e-4) / trust.temperature)))
+        options.setdefault(qid, {})[label] = p
+    out, impossible = [], 0
+    judged_by_question: dict[str, dict[str, Judgement]] = {}
+    for (qid, label), j in reader.judgements.items():
+        judged_by_question.setdefault(qid, {})[label] = j
+    for qid, p in sorted(options.items()):
+        judged = judged_by_question.get(qid, {})
+        if not judged:
+            continue
+        none = sorted(set(LABELS) - set(p))  # the label of None, where the question offers it
+        answers, probs = _answers(p, none[0] if len(none) == 1 else None)
+        given = frozenset(label for label, j in judged.items() if vote(j) > 0.5)  # a label it did not judge: not in it
+        if given not in answers:
+            impossible += 1
+            continue
+        near = np.exp(-trust.spread * np.array([[len(a ^ b) for b in answers] for a in answers], dtype=float))
+        np.fill_diagonal(near, 0.0)
+        # one normaliser for every right answer, the largest: no answer's errors crowd onto its few neighbours
+        # (None's, whose nearest answers lie two labels away), and what is left is an impossible answer
+        out.append(_Question(qid, answers, probs, given, near[:, answers.index(given)] / near.sum(axis=1).max()))
+    return out, impossible
+
+
+def estimate_user_trust(reader: ReaderJudgements, prior: Mapping[Key, float], settled: Mapping[Key, bool],
+                        trust: UserTrust = UserTrust()) -> ReaderCalibration:
+    """The regime "none": how often the reader's answer is right (UserTrust), by EM without gold against the
+    structure model and the rules."""
+    questions, impossible = _questions(reader, prior, settled, trust)
+    judged = len(questions) + impossible
+    if not judged:
+        return ReaderCalibration(reader.reader, kind_of(reader), "no question judged", 0, scale=0.0, fallback=True,
+                                 regime="none")
+    right = np.array([q.probs[q.answers.index(q.given)] for q in questions])
+    wrong = np.array([float(q.probs @ q.wrong) for q in questions])
+    rho = trust.prior
+    for _ in range(ITERATIONS):
+        posterior = rho * right / (rho * right + (1 - rho) * wrong)
+        rho = (posterior.sum() + trust.prior * trust.prior_questions) / (judged + trust.prior_questions)
+    return ReaderCalibration(reader.reader, kind_of(reader), "no gold: how likely the structure model and the rules "
+                             "find its answers", judged, answers_right=round(float(rho), 4), scale=trust.scale,
+                             regime="none")
+
+
+def fit_answers_with_gold(reader: ReaderJudgements, gold: Mapping[str, frozenset[str]], method: str,
+                          scale: float = UserTrust.scale) -> ReaderCalibration:
+    """The regime "none" from gold: the share of the labelled questions the reader judged whose answer it gave
+    exactly (within [0.005, 0.995])."""
+    given: dict[str, set[str]] = {}
+    for (qid, label), j in reader.judgements.items():
+        if qid in gold:
+            given.setdefault(qid, set()).update([label] if vote(j) > 0.5 else [])
+    right = sum(frozenset(labels) == gold[qid] for qid, labels in given.items())
+    return ReaderCalibration(reader.reader, kind_of(reader), method, len(given),
+                             answers_right=round(min(max(right / max(len(given), 1), 0.005), 0.995), 4), scale=scale,
+                             regime="none")
+
+
+def answer_log_odds(cal: ReaderCalibration, reader: ReaderJudgements, prior: Mapping[Key, float],
+                    settled: Mapping[Key, bool], trust: UserTrust = UserTrust()) -> ReaderJudgements:
+    """The reader's judgements carrying, per label, the log-odds x 100 by which its answer moves the posterior that
+    the label is in the right answer (the channel of whole answers, UserTrust, right with `cal.answers_right`);
+    a judgement of a question whose answer is not a possible one carries nothing."""
+    assert cal.answers_right is not None  # a calibration of the channel of whole answers
+    rho = min(max(cal.answers_right, 1e-3), 1 - 1e-3)
+    carried: dict[Key, int] = {}
+    for q in _questions(reader, prior, settled, trust)[0]:
+        likelihood = (1 - rho) * q.wrong
+        likelihood[q.answers.index(q.given)] = rho
+        posterior = q.probs * likelihood / float(q.probs @ likelihood)
+        for label in set().union(*q.answers):
+            inside = np.array([label in a for a in q.answers])
+            before, after = (float(np.clip(x[inside].sum(), 1e-6, 1 - 1e-6)) for x in (q.probs, posterior))
+            carried[(q.qid, label)] = int(round(max(-MAX_LOG_ODDS, min(MAX_LOG_ODDS, 100 * (
+                logit(after, 1e-6) - logit(before, 1e-6))))))
+    judgements = {k: replace(j, calibrated=carried.get(k, 0)) for k, j in reader.judgements.items()}
+    return ReaderJudgements(reader.reader, judgements, cal.weight, cal)
 
 
 @dataclass(frozen=True)
@@ -102,7 +219,9 @@ class ReaderCalibration:
     and `specificity` (of a yes, or of a probability above one half) are the model's means over the open
     options. `fallback`: too few open options to estimate, so the reader's raw log-odds count. The solver
     weighs the log-odds by `weight` percent (`scale` times the correlation `discount`). `regime`: the topics it
-    was made for, "aer" (the benchmark's) or "none" (a user's own, priors "none"; UserTrust)."""
+    was made for, "aer" (the benchmark's) or "none" (a user's own, priors "none"; UserTrust). `answers_right`: in
+    the regime "none", how often the reader's whole answer is right (UserTrust; `options` then counts the
+    questions it rests on), which fusion reads question by question (answer_log_odds)."""
 
     reader: str
     kind: str
@@ -118,6 +237,7 @@ class ReaderCalibration:
     discount: float = 1.0
     fallback: bool = False
     regime: str = "aer"
+    answers_right: float | None = None
 
     @property
     def weight(self) -> int:
@@ -168,6 +288,10 @@ class ReaderCalibration:
         weight = f"weight {self.weight}%"
         if self.discount < 1:
             weight += f" ({100 * self.scale:.0f}% x {self.discount:.2f} for errors shared with other readers)"
+        if self.answers_right is not None:
+            return (f"its answers right on {100 * self.answers_right:.0f}% of questions, estimated on {self.options} "
+                    f"questions ({self.method}); a label carries how far its answer moves the label's odds beside the "
+                    f"structure model's; {weight}; regime {self.regime!r}")
         if self.fallback:
             return f"not estimated: {self.method}; the default {weight} on its raw log-odds"
         if self.kind == "probabilities" and self.spread:
@@ -193,7 +317,8 @@ class ReaderCalibration:
             raise DataError(path, where, f"unknown field {sorted(unknown)[0]!r} (a calibration of an older "
                                          "causalgraph? run `calibrate` again)")
         fallback = record.get("fallback", False)
-        required = ("reader", "kind", "method", "options") + (() if fallback else ("cause", "other"))
+        required = ("reader", "kind", "method", "options") + (() if fallback or "answers_right" in record
+                                                               else ("cause", "other"))
         for name in required:
             if name not in record:
                 raise DataError(path, where, f"missing field {name!r}")
@@ -203,6 +328,13 @@ class ReaderCalibration:
             raise DataError(path, where, f"kind must be one of {', '.join(KINDS)}, got {record['kind']!r}")
         if not isinstance(fallback, bool):
             raise DataError(path, where, f"fallback must be true or false, got {fallback!r}")
+        if "answers_right" in record:
+            if not (isinstance(record["answers_right"], (int, float)) and not isinstance(record["answers_right"], bool)
+                    and 0 < record["answers_right"] < 1):
+                raise DataError(path, where, f"answers_right must lie strictly between 0 and 1, got "
+                                             f"{record['answers_right']!r}")
+            if record.get("regime") != "none":
+                raise DataError(path, where, "answers_right belongs to the regime 'none'")
         for name in ("options", "cause", "other", "spread", "dependence", "sensitivity", "specificity", "scale",
                      "discount"):
             value = record.get(name, 0)
@@ -450,25 +582,3 @@ def fit_all_with_gold(readers: Sequence[ReaderJudgements], gold: Mapping[Key, bo
     cals = [fit_with_gold(r, gold, prior, settled, scale, method) for r in readers]
     discounts = _discounts(readers, cals, {k: float(v) for k, v in gold.items()})
     return tuple(replace(c, discount=d) for c, d in zip(cals, discounts))
-
-
-def estimate_user_trust(reader: ReaderJudgements, prior: Mapping[Key, float], settled: Mapping[Key, bool],
-                        trust: UserTrust = UserTrust()) -> ReaderCalibration:
-    """The regime "none": the reader's error rate from its disagreement with the structure model and the rules
-    (UserTrust), as a calibration whose sensitivity and specificity are 1 - e."""
-    keys = sorted(k for k in prior if k in reader.judgements)
-    if not keys:
-        return ReaderCalibration(reader.reader, kind_of(reader), "no option judged", 0, scale=0.0, fallback=True,
-                                 regime="none")
-    p = _sigmoid(np.array([logit(prior[k], 1e-4) for k in keys]) / trust.temperature)
-    e_s = np.where([k in settled for k in keys], 0.0, np.minimum(p, 1 - p))
-    says = np.array([settled.get(k, prior[k] > 0.5) for k in keys], dtype=float)
-    votes = np.array([vote(reader.judgements[k]) for k in keys])
-    disagree = says * (1 - votes) + (1 - says) * votes
-    w = 1 - 2 * e_s
-    error = float(np.sum((disagree - e_s) * w) / max(np.sum(w * w), 1e-9))
-    error = min(max(trust.gain * error, trust.floor), 0.5 - 1e-4)
-    return ReaderCalibration(reader.reader, kind_of(reader), "no gold: agreement with the structure model and the "
-                             "rules, where they are confident", len(keys), logit(1 - error, 1e-4), logit(error, 1e-4),
-                             dependence=0.0, sensitivity=round(1 - error, 4), specificity=round(1 - error, 4),
-                             scale=trust.scale, regime="none")

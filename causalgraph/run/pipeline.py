@@ -12,7 +12,7 @@ from ..data import LABELS, DataError, Topic
 from ..learn.calibration import calibrate_readers, option_evidence
 from ..learn.scorer import edge_scores, reads_documents
 from ..readers.base import ReaderJudgements
-from ..readers.calibration import MIN_OPEN, ReaderCalibration, fit_all_with_gold
+from ..readers.calibration import MIN_OPEN, ReaderCalibration, fit_all_with_gold, fit_answers_with_gold
 from .batch import Analysed, Settings, SolvedTopic, analyse, answer_one, auto_workers, scorer_for, solve_one
 from .parallel import Outcome, map_ordered
 
@@ -74,8 +74,9 @@ def calibrate_on_own_labels(topics: list[Topic], readers: tuple[ReaderJudgements
                             where: str) -> tuple[ReaderCalibration, ...]:
     """Each reader fitted on the gold answers of a user's own labelled `topics` (named by `where`), under the
     shipped scorer and rules of `settings.priors` (no retraining): on the options the rules leave open, as
-    `answer` weighs readers, the regime recorded. DataError when a reader judged fewer than MIN_OPEN labelled
-    open options, too few for an estimate."""
+    `answer` weighs readers, or under priors "none" the share of its answers that are exactly right (the
+    channel of whole answers, readers/calibration.py: UserTrust); the regime recorded. DataError when a reader
+    judged fewer than MIN_OPEN labelled open options, too few for an estimate."""
     scorer = scorer_for(settings.model, settings.priors)[0]
     analyses = [analyse(topic, settings).analysis for topic in topics]
     without, params = settings.rules()
@@ -89,5 +90,8 @@ def calibrate_on_own_labels(topics: list[Topic], readers: tuple[ReaderJudgements
             raise DataError(where, None, f"reader {cal.reader}: {cal.options} labelled open options, fewer than "
                                          f"the {MIN_OPEN} an estimate needs; label more topics, or let `answer` "
                                          "weigh the reader without gold")
+    if settings.priors == "none":  # the regime "none": how often each reader's whole answer is right
+        answers = {q.qid: q.gold for t in topics for q in t.questions if q.gold}
+        return tuple(fit_answers_with_gold(r, answers, method) for r in readers)
     return tuple(replace(cal, method=f"{method} ({cal.options} labelled open options)", regime=settings.priors)
                  for cal in fitted)
