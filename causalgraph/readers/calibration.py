@@ -137,12 +137,12 @@ def _questions(reader: ReaderJudgements, prior: Mapping[Key, float], settled: Ma
     judged_by_question: dict[str, dict[str, Judgement]] = {}
     for (qid, label), j in reader.judgements.items():
         judged_by_question.setdefault(qid, {})[label] = j
-    for qid, p in sorted(options.items()):
+    for qid, held in sorted(options.items()):
         judged = judged_by_question.get(qid, {})
         if not judged:
             continue
-        none = sorted(set(LABELS) - set(p))  # the label of None, where the question offers it
-        answers, probs = _answers(p, none[0] if len(none) == 1 else None)
+        none = sorted(set(LABELS) - set(held))  # the label of None, where the question offers it
+        answers, probs = _answers(held, none[0] if len(none) == 1 else None)
         given = frozenset(label for label, j in judged.items() if vote(j) > 0.5)  # a label it did not judge: not in it
         if given not in answers:
             impossible += 1
