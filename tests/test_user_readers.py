@@ -12,9 +12,10 @@ import pytest
 
 from causalgraph.cli import answer, calibrate
 from causalgraph.data import DataError, input_files, load_data
-from causalgraph.learn.calibration import load_calibrations
+from causalgraph.learn.calibration import calibrate_readers, load_calibrations
 from causalgraph.readers.base import Judgement, ReaderJudgements
-from causalgraph.readers.calibration import UserTrust, answer_log_odds, estimate_user_trust, estimate_without_gold
+from causalgraph.readers.calibration import (ReaderCalibration, UserTrust, answer_log_odds, estimate_user_trust,
+                                            estimate_without_gold)
 
 from .conftest import question_row, write_questions
 from .test_own_topic import EXAMPLE, example_as_one_topic
@@ -78,6 +79,18 @@ def test_a_label_not_judged_is_not_in_the_answer_and_none_comes_from_the_questio
     assert cal.options == 1 and not cal.fallback
     fused = answer_log_odds(cal, reader, prior, {})
     assert fused.judgements[("q0", "A")].calibrated > 0 and set(fused.judgements) == {("q0", "A")}
+
+
+def test_a_calibration_of_the_other_regime_is_warned_about(caplog):
+    prior, reader = structure_and_reader(0.0)
+    user = ReaderCalibration("r", "answers", "gold answers of mine", 50, answers_right=0.9, scale=1.0, regime="none")
+    aer = ReaderCalibration("r", "answers", "gold answers", 200, cause=1.4, other=-2.2, sensitivity=0.8,
+                            specificity=0.9)
+    (fused,) = calibrate_readers((reader,), [], [], calibrations={"r": user}, evidence=(prior, {}), regime="aer")
+    assert "made on a user's own topics (regime 'none'); these are answered under priors 'aer'" in caplog.text
+    assert fused.calibration is user  # still read as the channel of whole answers it was fitted as
+    calibrate_readers((reader,), [], [], calibrations={"r": aer}, evidence=(prior, {}), regime="none")
+    assert "made on the benchmark's topics (regime 'aer'); these are answered under priors 'none'" in caplog.text
 
 
 def test_the_benchmark_regime_is_the_em_as_before():

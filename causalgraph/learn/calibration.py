@@ -61,11 +61,12 @@ def calibrate_readers(readers: Sequence[ReaderJudgements], analyses: Sequence[To
     if weight is not None:
         return tuple(ReaderJudgements(r.reader, r.judgements, weight) for r in readers)
     prior, settled = evidence or option_evidence(analyses, edges, without, params)
+    made_on = {"aer": "the benchmark's topics", "none": "a user's own topics"}
+    for cal in (calibrations or {}).values():
+        if cal.regime != regime:
+            log.warning("reader %s: its calibration was made on %s (regime %r); these are answered under priors %r",
+                        cal.reader, made_on.get(cal.regime, "other topics"), cal.regime, regime)
     if regime == "none":  # a user's own topics: each reader by how often its answers are right (UserTrust)
-        for cal in (calibrations or {}).values():
-            if cal.regime != "none":
-                log.warning("reader %s: its calibration was made on the benchmark's topics (regime 'aer'); these "
-                            "are answered under priors 'none'", cal.reader)
         fitted = tuple((calibrations or {}).get(r.reader) or estimate_user_trust(r, prior, settled, trust)
                        for r in readers)
     else:
