@@ -2,7 +2,8 @@
 calibration that `answer --reader-calibration` reads. On an AER data folder: from a labelled split, chosen under
 folds grouped by topic on the labelled topics cut to the questions it judged, with the fused CV score at each
 setting. On your own labelled topics (a topic folder, a folder of them, or a topic file, with golden_answer):
-fitted on their gold under the shipped scorer and rules of priors "none", as `answer` answers your topics."""
+the share of its answers that their gold holds exactly right, under the shipped scorer and rules of priors
+"none", as `answer` answers your topics (a reader there is a channel of whole answers)."""
 
 from __future__ import annotations
 
