@@ -10,9 +10,10 @@ topics: the reader weighed on every topic's options). The readers:
 For each: the reader alone, causalgraph alone, fused, and how many fused answers differ from the reader's and how
 many of those are right (exact). A last table sets the share of each simulated reader's answers that are right
 beside its gold-free estimate (readers/calibration.py, UserTrust), each topic alone and the set in one run. The
-trust constants of the "none" regime (readers/calibration.py, UserTrust) are chosen on the first set with folds that leave one topic out (`grid`; the choice furthest above the better of
-the reader alone and causalgraph alone, on average over the readers and both ways of answering): each held-out
-topic is answered with the constants chosen on the others. The other sets are answered with the shipped ones.
+trust constants of the "none" regime (readers/calibration.py, UserTrust) are chosen on the first set with folds
+that leave one topic out (`grid`; the choice furthest above the better of the reader alone and causalgraph
+alone, on average over the readers and both ways of answering): each held-out topic is answered with the
+constants chosen on the others. The other sets are answered with the shipped ones.
 The shipped scorer of a user's topic was trained on user-train and user-dev, so for a first set of those
 topics `--held-out-structure` answers each with a scorer fitted on the set's other topics. The shipped
 constants were chosen so, on the 24 tuning topics in one folder (links to their topic folders):

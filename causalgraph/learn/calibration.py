@@ -54,8 +54,9 @@ def calibrate_readers(readers: Sequence[ReaderJudgements], analyses: Sequence[To
     parameters, and the others are estimated without gold on the open options of these topics, all readers
     together (a reader judged on fewer than `min_open` of them gets the fallback weight), or, in the `regime`
     "none" (a user's own topics, priors "none"), each by how often its whole answers are right, estimated against
-    the structure model and the rules (`trust`, readers/calibration.py: UserTrust); the rules that settle options are those the topics are answered with (`without`, `params`). `evidence`: these topics'
-    `option_evidence`, where it is at hand."""
+    the structure model and the rules (`trust`, readers/calibration.py: UserTrust); the rules that settle options
+    are those the topics are answered with (`without`, `params`). `evidence`: these topics' `option_evidence`,
+    where it is at hand."""
     if not readers:
         return ()
     if weight is not None:
@@ -65,7 +66,7 @@ def calibrate_readers(readers: Sequence[ReaderJudgements], analyses: Sequence[To
     for cal in (calibrations or {}).values():
         if cal.regime != regime:
             log.warning("reader %s: its calibration was made on %s (regime %r); these are answered under priors %r",
-                        cal.reader, made_on.get(cal.regime, "other topics"), cal.regime, regime)
+                        cal.reader, made_on[cal.regime], cal.regime, regime)
     if regime == "none":  # a user's own topics: each reader by how often its answers are right (UserTrust)
         fitted = tuple((calibrations or {}).get(r.reader) or estimate_user_trust(r, prior, settled, trust)
                        for r in readers)

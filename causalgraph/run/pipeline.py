@@ -12,7 +12,8 @@ from ..data import LABELS, DataError, Topic
 from ..learn.calibration import calibrate_readers, option_evidence
 from ..learn.scorer import edge_scores, reads_documents
 from ..readers.base import ReaderJudgements
-from ..readers.calibration import MIN_OPEN, ReaderCalibration, fit_all_with_gold, fit_answers_with_gold
+from ..readers.calibration import (MIN_OPEN, ReaderCalibration, fit_all_with_gold, fit_answers_with_gold,
+                                   open_keys)
 from .batch import Analysed, Settings, SolvedTopic, analyse, answer_one, auto_workers, scorer_for, solve_one
 from .parallel import Outcome, map_ordered
 
@@ -84,14 +85,14 @@ def calibrate_on_own_labels(topics: list[Topic], readers: tuple[ReaderJudgements
     gold = {(q.qid, label): label in q.gold for t in topics for q in t.questions if q.gold
             for label in LABELS if label != q.none_label}
     method = f"gold answers of {where}"
-    fitted = fit_all_with_gold(readers, gold, prior, settled, method=method)
-    for cal in fitted:
-        if cal.fallback:
-            raise DataError(where, None, f"reader {cal.reader}: {cal.options} labelled open options, fewer than "
+    for reader in readers:
+        labelled = sum(k in gold for k in open_keys(reader, prior, settled))
+        if labelled < MIN_OPEN:
+            raise DataError(where, None, f"reader {reader.reader}: {labelled} labelled open options, fewer than "
                                          f"the {MIN_OPEN} an estimate needs; label more topics, or let `answer` "
                                          "weigh the reader without gold")
     if settings.priors == "none":  # the regime "none": how often each reader's whole answer is right
         answers = {q.qid: q.gold for t in topics for q in t.questions if q.gold}
         return tuple(fit_answers_with_gold(r, answers, method) for r in readers)
     return tuple(replace(cal, method=f"{method} ({cal.options} labelled open options)", regime=settings.priors)
-                 for cal in fitted)
+                 for cal in fit_all_with_gold(readers, gold, prior, settled, method=method))
