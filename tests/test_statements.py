@@ -88,3 +88,16 @@ def test_a_backward_connective_opening_the_next_sentence_points_the_right_way(op
     sentences = ["A storm hit the city on Monday.", opener]
     stated = set(read(sentences, {STORM: [0], TRAFFIC: [1]}, STORM, TRAFFIC))
     assert stated == ({"stated_cause_across"} if first_is_cause else {"stated_consequence_across"})
+
+
+def test_the_words_of_a_date_do_not_place_an_event():
+    """The demo's governor, declaring an emergency on March 8, 2024, is not told by a sentence about the dam dated
+    March 7, 2024: a month, a year or a day of a month is not an event's word; a number that is not a date is."""
+    events = ["The dam was built in 1952.", "The governor declared an emergency on March 8, 2024.",
+              "Water flowed into tank 610."]
+    sentences = ["Because the dam was built for smaller floods, it failed on March 7, 2024.",
+                 "The dam failed because water flowed into tank 610."]
+    reader = StatementReader(sentences, [0, 0], events, np.full((3, 2), 0.9))
+    assert reader.read(0, 1) == {}
+    assert reader.mention(1, 0, 0) is None
+    assert reader.mention(2, 1, 0) is not None

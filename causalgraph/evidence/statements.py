@@ -1,12 +1,13 @@
 """Directed statements: which sentence says that one event caused, followed, or was the consequence of another.
 
 Each event is placed in a sentence that tells it (relevance REL_MIN or more, evidence/retrieve.py) at the median
-position of its own content words there (stems the other event does not share). A connective between the two
-places gives the statement its direction: "T because of E" and "E led to T" state E as a cause of T, "E because
-of T" states E as a consequence of T, "T after E" states only that E came first. A connective opening one of the
-next WINDOW sentences of the same document ("As a result, ...") or a target sentence announcing causes ("T was the
-result of two failures.") links across sentences; a negation beside a connective ("was not caused by") states that E was
-not the cause. What was measured: BENCHMARKS.md, "A user's own topic"."""
+position of its own content words there (stems the other event does not share; never the words of a date, which
+text/dates.py reads). A connective between the two places gives the statement its direction: "T because of E" and
+"E led to T" state E as a cause of T, "E because of T" states E as a consequence of T, "T after E" states only
+that E came first. A connective opening one of the next WINDOW sentences of the same document ("As a result,
+...") or a target sentence announcing causes ("T was the result of two failures.") links across sentences; a
+negation beside a connective ("was not caused by") states that E was not the cause. What was measured:
+BENCHMARKS.md, "A user's own topic"."""
 
 from __future__ import annotations
 
@@ -42,6 +43,10 @@ STOPWORDS = frozenset("""a an the of to in on at by for from with and or but as 
 do does did its it's their his her they them he she it this that these those which who whom what when where while
 than then so such into onto over under about after before also more most other some any all each one two three
 first second would could should may might will can not no said says say year years day days percent per""".split())
+# Words of a date ("on March 7, 2024", "that Tuesday"): the dates are read apart (text/dates.py), and as event words
+# they would place any event of the same days in any sentence dated so.
+DATE_WORDS = frozenset("""january february march april may june july august september october november december
+jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday""".split())
 # The connectives by their first word, the longest first.
 BY_FIRST_WORD: dict[str, list[list[str]]] = {}
 for _phrase in sorted(CONNECTIVES, key=lambda p: -len(p.split())):
@@ -66,8 +71,16 @@ def words_of(text: str) -> list[str]:
 
 
 def content_stems(words: list[str]) -> list[tuple[int, str]]:
-    """(word position, stem) of the content words among `words`."""
-    return [(i, stem(w)) for i, w in enumerate(words) if w not in STOPWORDS and len(w) > 1]
+    """(word position, stem) of the content words among `words`: not a stopword or a word of a date."""
+    return [(i, stem(w)) for i, w in enumerate(words)
+            if w not in STOPWORDS and len(w) > 1 and not is_date_word(words, i)]
+
+
+def is_date_word(words: list[str], i: int) -> bool:
+    """Whether words[i] is a word of a date: a month or weekday, a year (1800-2099), or a day after a month."""
+    w = words[i]
+    return (w in DATE_WORDS or bool(re.fullmatch(r"(18|19|20)\d\d", w))
+            or (bool(re.fullmatch(r"\d{1,2}(st|nd|rd|th)?", w)) and i > 0 and words[i - 1] in DATE_WORDS))
 
 
 @dataclass(frozen=True)
