@@ -45,7 +45,7 @@ def test_the_trust_of_a_user_topic_follows_how_often_the_reader_is_right():
     rates, carried = [], []
     for error in (0.0, 0.3, 0.7):
         prior, reader = structure_and_reader(error)
-        cal = estimate_user_trust(reader, prior, {}, UserTrust(temperature=1.0))  # a calibrated structure
+        cal = estimate_user_trust(reader, prior, {}, UserTrust(temperature=1.0, stretch=1.0))  # a calibrated structure, the EM alone
         assert cal.regime == "none" and cal.options == 50 and not cal.fallback
         rates.append(cal.answers_right)
         fused = answer_log_odds(cal, reader, prior, {})
@@ -203,3 +203,16 @@ def test_calibrate_on_own_labels_writes_what_answer_uses(tmp_path, capsys):
     assert cal.answers_right == 0.995 and cal.options == 42  # the gold itself: every answer right
     assert (f"reader llm: verdicts on 6 of 6 questions; its answers right on 100% of questions, estimated on 42 "
             f"questions (gold answers of {root})") in err
+
+
+def test_the_stretch_moves_the_estimate_away_from_the_prior_mean():
+    """The EM draws every reader's estimate towards the middle; `stretch` moves it back, within (0.005, 0.995)."""
+    estimates = {}
+    for error in (0.0, 0.7):
+        prior, reader = structure_and_reader(error)
+        plain, stretched = (estimate_user_trust(reader, prior, {}, UserTrust(temperature=1.0, stretch=s)).answers_right
+                             for s in (1.0, 1.5))
+        mean = UserTrust().prior
+        assert stretched == pytest.approx(min(max(mean + 1.5 * (plain - mean), 0.005), 0.995), abs=1e-4)
+        estimates[error] = (plain, stretched)
+    assert estimates[0.7][1] < estimates[0.7][0] < estimates[0.0][0] <= estimates[0.0][1]
