@@ -45,7 +45,8 @@ def test_the_trust_of_a_user_topic_follows_how_often_the_reader_is_right():
     rates, carried = [], []
     for error in (0.0, 0.3, 0.7):
         prior, reader = structure_and_reader(error)
-        cal = estimate_user_trust(reader, prior, {}, UserTrust(temperature=1.0, stretch=1.0))  # a calibrated structure, the EM alone
+        # a calibrated structure, and the EM's estimate as it comes (no stretch)
+        cal = estimate_user_trust(reader, prior, {}, UserTrust(temperature=1.0, stretch=1.0))
         assert cal.regime == "none" and cal.options == 50 and not cal.fallback
         rates.append(cal.answers_right)
         fused = answer_log_odds(cal, reader, prior, {})
@@ -210,8 +211,8 @@ def test_the_stretch_moves_the_estimate_away_from_the_prior_mean():
     estimates = {}
     for error in (0.0, 0.7):
         prior, reader = structure_and_reader(error)
-        plain, stretched = (estimate_user_trust(reader, prior, {}, UserTrust(temperature=1.0, stretch=s)).answers_right
-                             for s in (1.0, 1.5))
+        plain, stretched = (estimate_user_trust(reader, prior, {}, UserTrust(temperature=1.0, stretch=s))
+                            .answers_right for s in (1.0, 1.5))
         mean = UserTrust().prior
         assert stretched == pytest.approx(min(max(mean + 1.5 * (plain - mean), 0.005), 0.995), abs=1e-4)
         estimates[error] = (plain, stretched)

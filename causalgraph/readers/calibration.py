@@ -84,12 +84,12 @@ class UserTrust:
     errors of one wrong answer count once. The structure model's joint over a question's answers (its options
     independent, their probabilities held at `temperature`: logit p / temperature; the options the rules settle
     certain) is the prior; rho is its posterior mean by EM without gold, from a Beta prior of mean `prior` worth
-    `prior_questions` questions, then moved `stretch` times as far from the prior mean: the EM reads a wrong answer
-    one slip from the right one as about as likely, so it draws every reader's estimate towards the middle (the
-    75% corrupted reader's to 0.49 from 0.25, a perfect one's to 0.76). A label then carries, times `scale`, how
-    far the reader's answer moves the posterior that the label is in the right answer. The constants are chosen on the 24 user-style tuning topics
-    (user-train and user-dev), each answered by a structure model that did not see it, with folds that leave one
-    topic out (BENCHMARKS.md, "A reader on a user's own topic")."""
+    `prior_questions` questions, then moved `stretch` times as far from the prior mean: the EM finds a wrong answer
+    one slip from the right one about as likely, so it draws every reader towards the middle (on a topic alone,
+    a reader right on a quarter of the questions to 0.49, a perfect one to 0.76). A label then carries, times
+    `scale`, how far the reader's answer moves the posterior that the label is in the right answer. The constants
+    are chosen on the 24 user-style tuning topics (user-train and user-dev), each answered by a structure model
+    that did not see it, with folds that leave one topic out (BENCHMARKS.md, "A reader on a user's own topic")."""
 
     scale: float = 1.0
     temperature: float = 0.5
