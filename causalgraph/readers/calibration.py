@@ -99,6 +99,23 @@ class UserTrust:
     stretch: float = 2.0
 
 
+RIGHT_BOUNDS = (0.005, 0.995)  # how often a reader's answer is right, as estimated or fitted: never certain
+
+
+def given_answers(reader: ReaderJudgements) -> dict[str, frozenset[str]]:
+    """The reader's answer to each question it judged: the labels it gives more than one half (a label it did not
+    judge is not in it)."""
+    given: dict[str, set[str]] = {}
+    for (qid, label), j in reader.judgements.items():
+        given.setdefault(qid, set()).update([label] if vote(j) > 0.5 else [])
+    return {qid: frozenset(labels) for qid, labels in given.items()}
+
+
+def _bounded_right(share: float) -> float:
+    """A share of right answers held within RIGHT_BOUNDS."""
+    return min(max(share, RIGHT_BOUNDS[0]), RIGHT_BOUNDS[1])
+
+
 @dataclass(frozen=True)
 class _Question:
     """One judged question as the channel of whole answers sees it: its possible answers, the structure model's
@@ -137,16 +154,13 @@ def _questions(reader: ReaderJudgements, prior: Mapping[Key, float], settled: Ma
             p = float(_sigmoid(np.array(logit(p, 1e-4) / trust.temperature)))
         options.setdefault(qid, {})[label] = p
     out, impossible = [], 0
-    judged_by_question: dict[str, dict[str, Judgement]] = {}
-    for (qid, label), j in reader.judgements.items():
-        judged_by_question.setdefault(qid, {})[label] = j
+    answered = given_answers(reader)
     for qid, held in sorted(options.items()):
-        judged = judged_by_question.get(qid, {})
-        if not judged:
+        if qid not in answered:
             continue
         none = sorted(set(LABELS) - set(held))  # the label of None, where the question offers it
         answers, probs = _answers(held, none[0] if len(none) == 1 else None)
-        given = frozenset(label for label, j in judged.items() if vote(j) > 0.5)  # a label it did not judge: not in it
+        given = answered[qid]
         if given not in answers:
             impossible += 1
             continue
@@ -173,7 +187,7 @@ def estimate_user_trust(reader: ReaderJudgements, prior: Mapping[Key, float], se
     for _ in range(ITERATIONS):
         posterior = rho * right / (rho * right + (1 - rho) * wrong)
         rho = (posterior.sum() + trust.prior * trust.prior_questions) / (judged + trust.prior_questions)
-    rho = min(max(trust.prior + trust.stretch * (rho - trust.prior), 0.005), 0.995)
+    rho = _bounded_right(trust.prior + trust.stretch * (rho - trust.prior))
     return ReaderCalibration(reader.reader, kind_of(reader), "no gold: how likely the structure model and the rules "
                              "find its answers", judged, answers_right=round(float(rho), 4), scale=trust.scale,
                              regime="none")
@@ -182,14 +196,11 @@ def estimate_user_trust(reader: ReaderJudgements, prior: Mapping[Key, float], se
 def fit_answers_with_gold(reader: ReaderJudgements, gold: Mapping[str, frozenset[str]], method: str,
                           scale: float = UserTrust.scale) -> ReaderCalibration:
     """The regime "none" from gold: the share of the labelled questions the reader judged whose answer it gave
-    exactly (within [0.005, 0.995])."""
-    given: dict[str, set[str]] = {}
-    for (qid, label), j in reader.judgements.items():
-        if qid in gold:
-            given.setdefault(qid, set()).update([label] if vote(j) > 0.5 else [])
-    right = sum(frozenset(labels) == gold[qid] for qid, labels in given.items())
+    exactly (within RIGHT_BOUNDS)."""
+    given = {qid: labels for qid, labels in given_answers(reader).items() if qid in gold}
+    right = sum(labels == gold[qid] for qid, labels in given.items())
     return ReaderCalibration(reader.reader, kind_of(reader), method, len(given),
-                             answers_right=round(min(max(right / max(len(given), 1), 0.005), 0.995), 4), scale=scale,
+                             answers_right=round(_bounded_right(right / max(len(given), 1)), 4), scale=scale,
                              regime="none")
 
 
