@@ -40,7 +40,7 @@ from causalgraph.graph.features import versus_other_options
 from causalgraph.learn.scorer import EdgeScorer
 from causalgraph.learn.user import BIASES, USER_PARAMS, chosen_biases, topic_scores, user_features
 from causalgraph.run.batch import scorer_for
-from causalgraph.text.embed import MPNET
+from causalgraph.text.embed import MPNET, resolve_model_path
 from labelled import run_benchmark
 from user_scorer import SHARED, analyses, answer_shapes, option_auc, option_probabilities, sets_parser
 
@@ -121,6 +121,8 @@ def main() -> int:
     parser.add_argument("--second-encoder", default=MPNET,
                         help="the encoder of the second reading (default: %(default)s; '' for none)")
     args = parser.parse_args()
+    if args.second_encoder:
+        resolve_model_path(args.second_encoder)  # its weights found before the long part, or one line naming them
     sets = analyses([*args.tune, args.validate], args.cache_dir)
     tuning = [a for root in args.tune for a in sets[root.name]]
     names = [root.name for root in args.tune for _ in sets[root.name]]
