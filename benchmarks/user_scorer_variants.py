@@ -141,22 +141,29 @@ def main() -> int:
     print("| scorer | AUC, tuning / validation | set | questions | score | several labels (gold has several) | None chosen "
           "where right | None chosen where wrong | answers with a wrong label | of them, with several labels |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    results = [(label, *fits.held_out(make, columns, share)) for label, make, columns, share in variants]
-    shipped_held = results[0][1]
-    if args.second_encoder:  # the same topics read with a second encoder, and the two scorers averaged
-        second = analyses([*args.tune, args.validate], args.cache_dir, args.second_encoder)
-        other = Fits([a for root in args.tune for a in second[root.name]], second[args.validate.name]).held_out(
-            boosted(SHIPPED), SHIPPED)
-        results += [(f"the documents read with {args.second_encoder}", *other)]
-        results += [(f"the shipped scorer and that one averaged (mean log-odds, times {k:g})",
-                     averaged(shipped_held, other[0], k), averaged(results[0][2], other[1], k)) for k in SHARPEN]
-    for label, held, validation in results:
+
+    def report(label: str, held: list[dict], validation: list[dict]) -> None:
+        """The variant's rows: each tuning set at the biases chosen on the other topics, the validation set at the
+        bias chosen on all of them."""
         nested, everything = chosen_biases({b: [sum(topic_scores(a, p, b)) for a, p in zip(tuning, held)] for b in BIASES})
         aucs = f"{option_auc(tuning, held):.4f} / {option_auc(fits.validation, validation):.4f}"
         for root in args.tune:
             ids = [i for i, name in enumerate(names) if name == root.name]
             print(f"| {label} | {aucs} | {root.name} | {answer_shapes([tuning[i] for i in ids], [held[i] for i in ids], [nested[i] for i in ids])} |")
         print(f"| {label} | {aucs} | {args.validate.name} | {answer_shapes(fits.validation, validation, [everything] * len(validation))} |", flush=True)
+
+    shipped_held, shipped_validation = fits.held_out(*variants[0][1:])
+    report(variants[0][0], shipped_held, shipped_validation)
+    for label, make, columns, share in variants[1:]:
+        report(label, *fits.held_out(make, columns, share))
+    if args.second_encoder:  # the same topics read with a second encoder, and the two scorers averaged
+        second = analyses([*args.tune, args.validate], args.cache_dir, args.second_encoder)
+        held, validation = Fits([a for root in args.tune for a in second[root.name]], second[args.validate.name]).held_out(
+            boosted(SHIPPED), SHIPPED)
+        report(f"the documents read with {args.second_encoder}", held, validation)
+        for k in SHARPEN:
+            report(f"the shipped scorer and that one averaged (mean log-odds, times {k:g})",
+                   averaged(shipped_held, held, k), averaged(shipped_validation, validation, k))
     # the second-ranked option of each tuning question, by the shipped features' held-out probabilities
     bins = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 1.0)
     rows = []
