@@ -40,15 +40,14 @@ import numpy as np
 
 import causalgraph as cg
 from causalgraph.analysis.analyse import analyse_topic
-from causalgraph.analysis.cache import AnalysisCache
 from causalgraph.config import DEFAULT_MODEL
 from causalgraph.data import LABELS, question_score
 from causalgraph.learn.calibration import calibrate_readers, option_evidence
-from causalgraph.learn.scorer import edge_scores, reads_documents
+from causalgraph.learn.scorer import edge_scores, reads_documents, second_encoder
 from causalgraph.learn.user import held_out_scorers
 from causalgraph.readers.base import Judgement, ReaderJudgements
 from causalgraph.readers.calibration import UserTrust, estimate_user_trust
-from causalgraph.run.batch import Settings, answer_topic, scorer_for
+from causalgraph.run.batch import Settings, answer_topic, cache_for, scorer_for
 from labelled import run_benchmark
 
 RATES = (0.0, 0.25, 0.5, 0.75)
@@ -113,12 +112,13 @@ class Topics:
     def __init__(self, root: Path, cache_dir: Path | None, held_out: bool = False):
         self.settings = Settings(DEFAULT_MODEL.resolve(), priors="none")
         self.scorer, encoder = scorer_for(self.settings.model, "none")
-        cache = AnalysisCache.open(cache_dir, encoder, reads_documents(self.scorer)) if cache_dir else None
+        cache = cache_for(cache_dir, self.scorer, encoder) if cache_dir else None
         self.without, self.params = self.settings.rules()
         self.analyses, self.edges, self.evidence, self.folders = [], [], [], []
         for folder in sorted(p for p in root.iterdir() if (p / "questions.jsonl").is_file()):
             for topic in cg.load_topics(folder):
-                analysis = cache.analyse(topic)[0] if cache else analyse_topic(topic, encoder, reads_documents(self.scorer))
+                analysis = cache.analyse(topic)[0] if cache else analyse_topic(
+                    topic, encoder, reads_documents(self.scorer), second_encoder=second_encoder(self.scorer))
                 self.analyses.append(analysis)
                 self.folders.append(folder.name)
         self.scorers = (held_out_scorers(self.analyses, self.scorer.bias) if held_out

@@ -32,7 +32,7 @@ from causalgraph.analysis.table import FEATURE_GROUPS
 from causalgraph.config import DEFAULT_MODEL
 from causalgraph.data.metric import question_score
 from causalgraph.evidence.statements import STATEMENT_FEATURES
-from causalgraph.learn.scorer import edge_scores, evidence_effects
+from causalgraph.learn.scorer import edge_scores, evidence_effects, second_encoder
 from causalgraph.learn.user import (BIASES, VERSUS_CANDIDATES, chosen_biases, fit, held_out_scorers, topic_scores,
                                    user_features)
 from causalgraph.reason.explain import EFFECT_SHOWN
@@ -46,14 +46,17 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
 def analyses(roots: list[Path], cache_dir: str | None, encoder: str | None = None) -> dict[str, list]:
-    """Each set's topic analyses, read as `answer` reads them under priors none (with `encoder`: read with that
-    encoder instead of the shipped scorer's)."""
-    encoder = encoder or scorer_for(Path(DEFAULT_MODEL).resolve(), "none")[1]
-    cache = AnalysisCache.open(cache_dir, encoder) if cache_dir else None
+    """Each set's topic analyses, read as `answer` reads them under priors none (twice, where the shipped scorer
+    reads them twice); with `encoder`, read once with that encoder instead."""
+    scorer, shipped = scorer_for(Path(DEFAULT_MODEL).resolve(), "none")
+    second = None if encoder else second_encoder(scorer)
+    encoder = encoder or shipped
+    cache = AnalysisCache.open(cache_dir, encoder, second=second) if cache_dir else None
     found = {}
     for root in roots:
         topics = [cg.load_topics(folder)[0] for folder in topic_folders(root)]
-        found[root.name] = [cache.analyse(t)[0] if cache else cg.analysis.analyse.analyse_topic(t, encoder) for t in topics]
+        found[root.name] = [cache.analyse(t)[0] if cache else
+                            cg.analysis.analyse.analyse_topic(t, encoder, second_encoder=second) for t in topics]
     return found
 
 

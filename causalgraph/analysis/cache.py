@@ -49,7 +49,8 @@ log = logging.getLogger(__name__)
 def _hash_files(digest, root: Path, files: list[Path]) -> None:
     for path in files:
         digest.update(f"{path.relative_to(root).as_posix()}\0".encode())
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        with open(path, "rb") as handle:  # streamed: a model's weights are hundreds of MB
+            digest.update(hashlib.file_digest(handle, "sha256").digest())
 
 
 @lru_cache(maxsize=None)
@@ -106,32 +107,37 @@ def topic_digest(topic: Topic, documents: bool = True) -> str:
 
 @dataclass(frozen=True)
 class AnalysisCache:
-    """Analyses of topics and readings of documents under `root`, made with `encoder`; `salt` hashes the analysis
-    code, packages and encoder, `reading_salt` the reading code and packages."""
+    """Analyses of topics and readings of documents under `root`, made with `encoder` (and read a second time with
+    `second`, where given); `salt` hashes the analysis code, packages and encoders, `reading_salt` the reading code
+    and packages."""
 
     root: Path
     encoder: str
     salt: str
     documents: bool = True  # whether the analyses read the documents
     reading_salt: str = ""
-    vectors_salt: str = ""
+    second: str | None = None  # the encoder of a second reading (analysis.analyse.SecondReading)
 
     @classmethod
-    def open(cls, root: str | os.PathLike, encoder: str, documents: bool = True) -> "AnalysisCache":
-        salt = hashlib.sha256(
-            f"{code_version()}\n{environment_version()}\n{encoder_version(encoder)}\ndocuments={documents}".encode())
+    def open(cls, root: str | os.PathLike, encoder: str, documents: bool = True,
+             second: str | None = None) -> "AnalysisCache":
+        encoders = encoder_version(encoder) + (f"\nsecond={encoder_version(second)}" if second else "")
+        salt = hashlib.sha256(f"{code_version()}\n{environment_version()}\n{encoders}\ndocuments={documents}".encode())
         reading = hashlib.sha256(f"{code_version(READING_CODE)}\n{environment_version()}".encode())
-        vectors = hashlib.sha256(f"{code_version(VECTORS_CODE)}\n{environment_version()}\n{encoder_version(encoder)}".encode())
-        return cls(Path(root).expanduser().resolve(), encoder, salt.hexdigest(), documents, reading.hexdigest(),
-                   vectors.hexdigest())
+        return cls(Path(root).expanduser().resolve(), encoder, salt.hexdigest(), documents, reading.hexdigest(), second)
+
+    def vectors_salt(self, encoder: str) -> str:
+        """The salt of the entries of the documents' embeddings by `encoder`."""
+        return hashlib.sha256(f"{code_version(VECTORS_CODE)}\n{environment_version()}\n{encoder_version(encoder)}".encode()).hexdigest()
 
     def path(self, topic: Topic) -> Path:
         key = hashlib.sha256(f"{self.salt}\n{topic_digest(topic, self.documents)}".encode()).hexdigest()
         return self.root / f"topic-{topic.topic_id}-{key[:32]}.pickle"
 
-    def document_path(self, document: Document, kind: str = "reading") -> Path:
-        """The entry of a document's reading, or (`kind` "vectors") of its sentences' embeddings by the encoder."""
-        salt = self.reading_salt if kind == "reading" else self.vectors_salt
+    def document_path(self, document: Document, kind: str = "reading", encoder: str | None = None) -> Path:
+        """The entry of a document's reading, or (`kind` "vectors") of its sentences' embeddings by the encoder
+        (or `encoder`)."""
+        salt = self.reading_salt if kind == "reading" else self.vectors_salt(encoder or self.encoder)
         key = hashlib.sha256(f"{salt}\n{document_digest(document)}".encode()).hexdigest()
         return self.root / "documents" / f"{kind}-{key[:32]}.pickle"
 
@@ -150,16 +156,19 @@ class AnalysisCache:
         return self._per_document(documents, "reading", DocumentReading,
                                   lambda missing: iter_readings([documents[i] for i in missing]))
 
-    def vectors(self, documents: list[Document], readings: list[DocumentReading]) -> list[DocumentVectors]:
-        """The embeddings of each document's sentences and cue clauses from the cache; the others encoded, each
-        stored as soon as it is made."""
+    def vectors(self, documents: list[Document], readings: list[DocumentReading],
+                encoder: str | None = None) -> list[DocumentVectors]:
+        """The embeddings of each document's sentences and cue clauses (by the encoder, or `encoder`) from the
+        cache; the others encoded, each stored as soon as it is made."""
+        encoder = encoder or self.encoder
         return self._per_document(documents, "vectors", DocumentVectors,
-                                  lambda missing: iter_vectors([readings[i] for i in missing], self.encoder))
+                                  lambda missing: iter_vectors([readings[i] for i in missing], encoder), encoder)
 
-    def _per_document(self, documents: list[Document], kind: str, type_: type, compute) -> list:
+    def _per_document(self, documents: list[Document], kind: str, type_: type, compute,
+                      encoder: str | None = None) -> list:
         """Each document's entry of `kind`; `compute(indices)` yields, in order, those of the documents at
         `indices` that the cache does not hold, each stored as it comes."""
-        paths = [self.document_path(d, kind) for d in documents]
+        paths = [self.document_path(d, kind, encoder) for d in documents]
         found = [_load(p, type_) for p in paths]
         missing = [i for i, r in enumerate(found) if r is None]
         for i, value in zip(missing, compute(missing) if missing else []):
@@ -174,7 +183,7 @@ class AnalysisCache:
         analysis = self.load(topic)
         if analysis is not None:
             return analysis, True
-        analysis = analyse_topic(topic, self.encoder, self.documents, self, seconds)
+        analysis = analyse_topic(topic, self.encoder, self.documents, self, seconds, second_encoder=self.second)
         self.store(topic, analysis)
         return analysis, False
 

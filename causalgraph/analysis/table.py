@@ -32,18 +32,39 @@ def table_blank() -> np.ndarray:
     return np.concatenate([BLANK, np.zeros(len(RELATIVE_FEATURES))])
 
 
+SECOND = "@2"  # the suffix of a feature's column as the second reading of the documents gives it
+
+
+def second_reading(name: str) -> str:
+    """The column of a feature in the second reading (another encoder's) of the same pairs."""
+    return name + SECOND
+
+
 @dataclass(frozen=True)
 class PairTable:
-    """Feature rows for a topic's candidate pairs, in the order of `pairs`."""
+    """Feature rows for a topic's candidate pairs, in the order of `pairs`; `second`, where the documents were
+    also read with a second encoder, the same features from that reading."""
 
     pairs: list[tuple[int, int]]
     structure: np.ndarray  # (n_pairs, len(STRUCTURE_FEATURES))
     evidence: np.ndarray  # (n_pairs, len(FEATURES) - len(STRUCTURE_FEATURES)); see evidence.features.BLANK
+    second: np.ndarray | None = None  # (n_pairs, len(FEATURES))
 
     def frame(self) -> pd.DataFrame:
-        """The rows with one named column per feature (FEATURES), the input of the edge scorer."""
-        return pd.DataFrame(np.hstack([self.structure, self.evidence]).reshape(len(self.pairs), len(FEATURES)),
-                            columns=list(FEATURES))
+        """The rows with one named column per feature (FEATURES), the input of the edge scorer, and one per
+        feature of the second reading (`second_reading`) where there is one."""
+        rows = np.hstack([self.structure, self.evidence]).reshape(len(self.pairs), len(FEATURES))
+        frame = pd.DataFrame(rows, columns=list(FEATURES))
+        if self.second is not None:
+            frame = pd.concat([frame, pd.DataFrame(self.second.reshape(len(self.pairs), len(FEATURES)),
+                                                   columns=[second_reading(f) for f in FEATURES])], axis=1)
+        return frame
+
+    def with_second(self, other: "PairTable") -> "PairTable":
+        """This table with `other`'s rows (the same pairs, read with another encoder) as its second reading."""
+        if other.pairs != self.pairs:
+            raise ValueError("a second reading must hold the same pairs in the same order")
+        return PairTable(self.pairs, self.structure, self.evidence, np.hstack([other.structure, other.evidence]))
 
 
 def pair_table(graph: nx.DiGraph, structure: np.ndarray, evidence: np.ndarray | None = None) -> PairTable:

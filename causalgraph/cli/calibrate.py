@@ -83,10 +83,8 @@ def main(argv: list[str] | None = None) -> int:
 def calibrate_own(args, specs, out: Path) -> int:
     """`calibrate` on a user's own labelled topics (calibrate_on_own_labels), their analyses cached where
     `answer` caches them by default."""
-    from ..analysis.cache import AnalysisCache
     from ..learn.calibration import write_calibrations
-    from ..learn.scorer import reads_documents
-    from ..run.batch import Settings, scorer_for
+    from ..run.batch import Settings, cache_for, scorer_for
     from ..run.pipeline import calibrate_on_own_labels
 
     try:
@@ -98,7 +96,7 @@ def calibrate_own(args, specs, out: Path) -> int:
         settings = Settings(DEFAULT_MODEL.resolve(), priors="none")
         scorer, encoder = scorer_for(settings.model, settings.priors)
         settings = Settings(settings.model, priors="none",
-                            cache=AnalysisCache.open(default_cache_dir(), encoder, reads_documents(scorer)))
+                            cache=cache_for(default_cache_dir(), scorer, encoder))
         calibrations = calibrate_on_own_labels(topics, readers, settings, str(args.data))
     except (DataError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)

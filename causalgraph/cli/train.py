@@ -178,7 +178,7 @@ def user_card(card: str, args: argparse.Namespace, report, topics: list, sets: l
     those of the user-topic scorer (its own section, where an earlier run wrote one, replaced too)."""
     from sklearn.metrics import roc_auc_score
 
-    from ..learn.user import USER_PARAMS, user_features
+    from ..learn.user import SECOND_ENCODER, SHARPEN, USER_PARAMS, user_features
 
     card = re.sub(r"^## `--priors none`: a user's own topics\n.*?(?=^## |\Z)", "", card, flags=re.S | re.M)
     card = re.sub(r"^- `--priors none`:.*?(?=^- )", "", card, flags=re.S | re.M)
@@ -195,8 +195,9 @@ def user_card(card: str, args: argparse.Namespace, report, topics: list, sets: l
 
 ## `--priors none`: a user's own topics
 
-- One HistGradientBoostingClassifier (max_iter={USER_PARAMS["max_iter"]}, max_leaf_nodes={USER_PARAMS["max_leaf_nodes"]}, learning rate 0.05,
-  random_state 0) over {", ".join(user_features())}.
+- Two HistGradientBoostingClassifiers (max_iter={USER_PARAMS["max_iter"]}, max_leaf_nodes={USER_PARAMS["max_leaf_nodes"]}, learning rate 0.05,
+  random_state 0) over {", ".join(user_features())}: one over the documents as the model's encoder reads them, one
+  as {SECOND_ENCODER} reads them; their mean log-odds times {SHARPEN:g}.
 - Trained on every candidate pair of the user-style topics in {", ".join(f"`{f}`" for f in args.user_topics)} ({plural(len(topics), 'topic')}),
   answered without the construction priors (rules: {", ".join(sorted(PRIORS["none"][0]))} off, None prior weight {PRIORS["none"][1]}).
 - Precision bias {report.bias}, chosen on the held-out answers of every topic (folds leave one topic out).
@@ -217,7 +218,7 @@ def user_main(args: argparse.Namespace) -> int:
 
     from ..analysis.cache import AnalysisCache
     from ..learn.scorer import dump_scorer, load_model, model_scorer
-    from ..learn.user import train_user_scorer
+    from ..learn.user import SECOND_ENCODER, train_user_scorer
 
     card = args.out.with_suffix(".md")
     try:
@@ -237,7 +238,7 @@ def user_main(args: argparse.Namespace) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     start = time.time()
-    cache = AnalysisCache.open(default_cache_dir(), saved["encoder"])
+    cache = AnalysisCache.open(default_cache_dir(), saved["encoder"], second=SECOND_ENCODER)
     analyses = [cache.analyse(t)[0] for t in tqdm(topics, desc="analysing", unit="topic", disable=args.quiet, file=sys.stderr)]
     say = (lambda line: None) if args.quiet else (lambda line: print(f"[{time.time() - start:.0f}s] {line}", file=sys.stderr))
     scorer, report = train_user_scorer(analyses, say)

@@ -3,6 +3,8 @@ topics of grouped-by-topic CV."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tqdm import tqdm
 
 from ..learn.crossval import FoldResult, bootstrap_interval, held_out_edges, held_out_scores, per_copy
@@ -11,7 +13,7 @@ from ..reason.groups import SWITCHABLE
 from ..reason.solve import SolverParams
 
 
-def ablation_rows(analyses, models: list[Scorer], params: SolverParams = SolverParams(), held=None,
+def ablation_rows(analyses, models: Sequence[Scorer], params: SolverParams = SolverParams(), held=None,
                   progress: bool = False) -> list[FoldResult]:
     """The full program first, then one row per switchable rule group switched off, each topic scored by its
     held-out scorer in `models` (learn.bands.fold_blends: the kind `train` ships) and answered with the
@@ -19,7 +21,7 @@ def ablation_rows(analyses, models: list[Scorer], params: SolverParams = SolverP
     (see crossval.resized_sets). With `progress`, a bar of the programs solved on stderr."""
     programs = {"full program": frozenset(), **{f"without {g}": frozenset({g}) for g in SWITCHABLE}}
     scored, edges = held_out_edges(analyses, models, held)
-    scorers = per_copy(models, held)
+    scorers = per_copy(list(models), held)
     rows = []
     with tqdm(programs.items(), desc="solving", unit="program", disable=not progress) as bar:
         for name, without in bar:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from threadpoolctl import threadpool_limits
 
 from ..data import DataError
 from ..data.odds import logit
-from ..analysis.table import FEATURE_GROUPS, FEATURES, PairTable, table_blank
+from ..analysis.table import FEATURE_GROUPS, FEATURES, SECOND, PairTable, second_reading, table_blank
 from ..evidence.features import GROUPS as EVIDENCE_GROUPS
 from ..graph.features import QUESTION_FEATURES, STRUCTURE_FEATURES
 from ..reason.solve import SolverParams
@@ -149,7 +150,46 @@ class SizeBlend:
         return self.band(questions).bias
 
 
-Scorer = EdgeScorer | SizeBlend
+@dataclass(frozen=True)
+class ReadingBlend:
+    """Two edge scorers over the same features of the same pairs, `first` over the documents as the model's encoder
+    reads them, `second` as `second_encoder` reads them (the table's second reading): the mean of their log-odds,
+    times `sharpen` (a mean of two scorers is less extreme than either). The scorer of a user's own topics
+    (learn/user.py): the two encoders err apart (docs/lab/user.md, "A second reading"). `bias`: its precision
+    bias, chosen on held-out answers."""
+
+    first: EdgeScorer
+    second: EdgeScorer
+    second_encoder: str
+    sharpen: float
+    bias: int
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return tuple(self.first.features or ())
+
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        if len(X) == 0:
+            return np.zeros((0, 2))
+        names = list(self.second.features or ())
+        columns = [second_reading(f) for f in names]
+        if not set(columns) <= set(X.columns):
+            raise ValueError(f"this scorer reads the documents twice: the table has no reading by {self.second_encoder}")
+        second = X[columns].set_axis(names, axis=1)
+        z = self.sharpen * (logit(self.first.predict_proba(X)[:, 1]) + logit(self.second.predict_proba(second)[:, 1])) / 2
+        p = 1 / (1 + np.exp(-z))
+        return np.column_stack([1 - p, p])
+
+    def bias_for(self, questions: int) -> int:
+        return self.bias
+
+
+Scorer = EdgeScorer | SizeBlend | ReadingBlend
+
+
+def second_encoder(scorer: Scorer) -> str | None:
+    """The encoder of the scorer's second reading of the documents (ReadingBlend), or None."""
+    return scorer.second_encoder if isinstance(scorer, ReadingBlend) else None
 
 
 def reads_documents(scorer: Scorer) -> bool:
@@ -180,18 +220,19 @@ def evidence_effects(table: PairTable, scorer: Scorer, scores: dict[tuple[int, i
         names = [f for f in FEATURE_GROUPS[group] if f in set(scorer.features or ())]
         if not names or not n:
             continue
+        names += [second_reading(f) for f in names if second_reading(f) in X]  # both readings at once
         if group in versus_candidates:
             rows = X.iloc[np.repeat(np.arange(n), len(background))].reset_index(drop=True)
             rows[names] = X[names].iloc[np.tile(background, n)].to_numpy()
             reference = logit(scorer.predict_proba(rows)[:, 1]).reshape(n, len(background)).mean(axis=1)
         else:
-            reference = logit(scorer.predict_proba(X.assign(**{f: blank[f] for f in names}))[:, 1])
+            reference = logit(scorer.predict_proba(X.assign(**{f: blank[f.removesuffix(SECOND)] for f in names}))[:, 1])
         for pair, d in zip(table.pairs, base - reference):
             effects[pair][group] = float(d)
     return effects
 
 
-def dump_scorer(scorers: dict[str, Scorer], encoder: str) -> bytes:
+def dump_scorer(scorers: Mapping[str, Scorer], encoder: str) -> bytes:
     """Fitted scorers by construction-prior setting ("aer", "none"; see --priors), with the encoder name their
     similarity features were computed with, as joblib bytes."""
     buffer = io.BytesIO()
@@ -227,7 +268,7 @@ def load_model(path: str | Path) -> dict:
     except Exception as err:
         raise DataError(path, None, f"not a causalgraph model file ({type(err).__name__}: {err})") from None
     scorers = saved.get("scorers") if isinstance(saved, dict) else None
-    if not isinstance(scorers, dict) or not scorers or not all(isinstance(s, (EdgeScorer, SizeBlend)) for s in scorers.values()):
+    if not isinstance(scorers, dict) or not scorers or not all(isinstance(s, (EdgeScorer, SizeBlend, ReadingBlend)) for s in scorers.values()):
         raise DataError(path, None, "not a causalgraph model file (no edge scorer in it)")
     return saved
 

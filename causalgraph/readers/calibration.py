@@ -96,7 +96,7 @@ class UserTrust:
     spread: float = 1.0
     prior: float = 0.6
     prior_questions: float = 2.0
-    stretch: float = 2.0
+    stretch: float = 1.5
 
 
 RIGHT_BOUNDS = (0.005, 0.995)  # how often a reader's answer is right, as estimated or fitted: never certain

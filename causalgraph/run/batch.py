@@ -13,7 +13,8 @@ from pathlib import Path
 from ..analysis.analyse import ANALYSIS_STAGES, TopicAnalysis, analyse_topic
 from ..analysis.cache import AnalysisCache
 from ..data import Topic
-from ..learn.scorer import Scorer, edge_scores, evidence_effects, load_scorer, reads_documents, with_scorer_bias
+from ..learn.scorer import (Scorer, edge_scores, evidence_effects, load_scorer, reads_documents, second_encoder,
+                            with_scorer_bias)
 from ..learn.user import VERSUS_CANDIDATES
 from ..readers.base import ReaderJudgements
 from ..reason.explain import evidence_record, explain_question, reason_line
@@ -101,18 +102,30 @@ class Analysed:
     seconds: dict[str, float]
 
 
+def cache_for(root: str | os.PathLike, scorer: Scorer, encoder: str) -> AnalysisCache:
+    """The analysis cache under `root` for what the scorer reads: its encoder, whether the documents, and with
+    which second encoder (learn.scorer.second_encoder)."""
+    return AnalysisCache.open(root, encoder, reads_documents(scorer), second_encoder(scorer))
+
+
+def cache_fits(cache: AnalysisCache, scorer: Scorer, encoder: str) -> bool:
+    """Whether the cache holds analyses as the scorer reads them (`cache_for`)."""
+    return (cache.encoder, cache.documents, cache.second) == (encoder, reads_documents(scorer), second_encoder(scorer))
+
+
 def analyse(topic: Topic, settings: Settings) -> Analysed:
     """The topic's analysis, through the cache where `settings` has one (its documents read only where the
-    scorer uses them)."""
+    scorer uses them, and read twice where it reads them so)."""
     scorer, encoder = scorer_for(settings.model, settings.priors)
-    documents = reads_documents(scorer)
-    if settings.cache is not None and (settings.cache.encoder, settings.cache.documents) != (encoder, documents):
+    documents, second = reads_documents(scorer), second_encoder(scorer)
+    if settings.cache is not None and not cache_fits(settings.cache, scorer, encoder):
         raise ValueError(f"the cache is for encoder {settings.cache.encoder!r} (documents read: "
-                         f"{settings.cache.documents}), the model uses {encoder!r} (documents read: {documents})")
+                         f"{settings.cache.documents}, second reading: {settings.cache.second}), the model uses "
+                         f"{encoder!r} (documents read: {documents}, second reading: {second})")
     start = time.perf_counter()
     stages = dict.fromkeys(ANALYSIS_STAGES, 0.0)
     if settings.cache is None:
-        analysis, cached = analyse_topic(topic, encoder, documents, seconds=stages), False
+        analysis, cached = analyse_topic(topic, encoder, documents, seconds=stages, second_encoder=second), False
     else:
         analysis, cached = settings.cache.analyse(topic, stages)
     return Analysed(analysis, cached, {"analysis": time.perf_counter() - start, **stages})
