@@ -40,6 +40,12 @@ def second_reading(name: str) -> str:
     return name + SECOND
 
 
+def second_frame(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """The second reading's columns of a table's frame for the features `names`, under the features' own names
+    (the input of a scorer fitted on that reading)."""
+    return frame[[second_reading(n) for n in names]].set_axis(names, axis=1)
+
+
 @dataclass(frozen=True)
 class PairTable:
     """Feature rows for a topic's candidate pairs, in the order of `pairs`; `second`, where the documents were

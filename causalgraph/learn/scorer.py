@@ -18,7 +18,7 @@ from threadpoolctl import threadpool_limits
 
 from ..data import DataError
 from ..data.odds import logit
-from ..analysis.table import FEATURE_GROUPS, FEATURES, SECOND, PairTable, second_reading, table_blank
+from ..analysis.table import FEATURE_GROUPS, FEATURES, SECOND, PairTable, second_frame, second_reading, table_blank
 from ..evidence.features import GROUPS as EVIDENCE_GROUPS
 from ..graph.features import QUESTION_FEATURES, STRUCTURE_FEATURES
 from ..reason.solve import SolverParams
@@ -172,11 +172,10 @@ class ReadingBlend:
         if len(X) == 0:
             return np.zeros((0, 2))
         names = list(self.second.features or ())
-        columns = [second_reading(f) for f in names]
-        if not set(columns) <= set(X.columns):
+        if not {second_reading(f) for f in names} <= set(X.columns):
             raise ValueError(f"this scorer reads the documents twice: the table has no reading by {self.second_encoder}")
-        second = X[columns].set_axis(names, axis=1)
-        z = self.sharpen * (logit(self.first.predict_proba(X)[:, 1]) + logit(self.second.predict_proba(second)[:, 1])) / 2
+        second = self.second.predict_proba(second_frame(X, names))[:, 1]
+        z = self.sharpen * (logit(self.first.predict_proba(X)[:, 1]) + logit(second)) / 2
         p = 1 / (1 + np.exp(-z))
         return np.column_stack([1 - p, p])
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis.analyse import TopicAnalysis
-from ..analysis.table import second_reading
+from ..analysis.table import second_frame
 from ..data.metric import question_score
 from ..reason.groups import PRIORS
 from ..reason.solve import SolverParams, solve_analysis
@@ -57,7 +57,7 @@ def fit(analyses: list[TopicAnalysis], bias: int = 0, features: tuple[str, ...] 
         return first
     if len(encoders) > 1:
         raise ValueError(f"the topics were read a second time with different encoders (or not at all): {encoders}")
-    second = pd.concat([f[[second_reading(n) for n in names]].set_axis(names, axis=1) for f in frames])
+    second = pd.concat([second_frame(f, names) for f in frames])
     return ReadingBlend(first, EdgeScorer(features=tuple(names), bias=bias, **USER_PARAMS).fit(second, gold),
                         str(encoders.pop()), SHARPEN, bias)
 
