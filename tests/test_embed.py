@@ -112,7 +112,7 @@ def test_the_int8_encoder_shares_the_float_one_s_embedding_table_and_leaves_it_f
     start holds it once), and building the int8 sibling does not touch the float model's linear layers."""
     import torch
 
-    embed._loaded.cache_clear()  # an int8 sibling built by an earlier test would hide a change to the float model
+    embed.forget_encoders()  # an int8 sibling built by an earlier test would hide a change to the float model
     float_encoder = embed.load_encoder(embed.MINILM)
     before = float_encoder.encode(["The dam failed after the river rose."])
     int8_encoder = embed.load_encoder(embed.MINILM, quantized=True)
@@ -122,3 +122,59 @@ def test_the_int8_encoder_shares_the_float_one_s_embedding_table_and_leaves_it_f
     assert not isinstance(int8_encoder.model.encoder.layer[0].attention.self.query, torch.nn.Linear)
     assert (float_encoder.encode(["The dam failed after the river rose."]) == before).all()
     assert embed.load_encoder(embed.MINILM, False) is float_encoder  # one cache entry however it is asked for
+
+
+def test_the_int8_encoder_built_without_the_float_one_is_the_same_and_holds_no_float_linear_layer():
+    """Where the float MiniLM is not loaded, its int8 version is built from the file one weight at a time (as
+    all-mpnet-base-v2's second reading is): the vectors are those of the int8 version built from the float one."""
+    import torch
+
+    texts = [f"Event {i}: " + "the river rose and the dam failed " * (i % 5) for i in range(20)]
+    embed.forget_encoders()
+    lean = embed.load_encoder(embed.MINILM, quantized=True)
+    assert (embed.MINILM, False) not in embed._LOADED
+    assert not any(isinstance(m, torch.nn.Linear) for m in lean.model.modules())
+    assert not any(p.is_meta for p in lean.model.parameters())
+    vectors = lean.encode(texts)
+    embed.forget_encoders()
+    embed.load_encoder(embed.MINILM)
+    assert (embed.load_encoder(embed.MINILM, quantized=True).encode(texts) == vectors).all()
+
+
+def test_safetensors_are_read_one_tensor_at_a_time_as_written_and_a_cut_file_is_an_error(tmp_path):
+    from safetensors.torch import load_file
+
+    source = Path(embed.resolve_model_path(embed.MINILM)) / "model.safetensors"
+    expected = load_file(source)
+    read = dict(embed.safetensors_tensors(source))
+    assert read.keys() == expected.keys()
+    assert all((read[k] == expected[k]).all() and read[k].dtype == expected[k].dtype for k in expected)
+    cut = tmp_path / "model.safetensors"
+    cut.write_bytes(source.read_bytes()[:-1000])
+    with pytest.raises(ValueError, match="cut short"):
+        list(embed.safetensors_tensors(cut))
+
+
+def test_groups_encoded_side_by_side_have_the_vectors_of_each_group_encoded_alone(monkeypatch):
+    """A group's int8 vectors depend on its batch: documents encoded two at a time get the vectors each gets
+    alone, in order."""
+    groups = [[f"Document {d}, sentence {s}: the levee broke " + "and the water rose " * (s % 4) for s in range(d + 3)]
+              for d in range(5)]
+    alone = [embed.encode(g, embed.MINILM, True) for g in groups]
+    for threads in (1, 2):
+        monkeypatch.setattr(embed, "GROUP_THREADS", threads)
+        together = list(embed.encode_groups(groups, embed.MINILM, True))
+        assert len(together) == len(groups) and all((a == b).all() for a, b in zip(alone, together))
+
+
+def test_a_streamed_encoder_gives_the_float_vectors_bit_for_bit_and_holds_no_weights_between_passes():
+    """A float model that reads each module's weights from the mapped file as the module runs (the second
+    reading's events by all-mpnet-base-v2): the vectors of the float model loaded whole, and no weight held once
+    a pass is done."""
+    texts = [f"Event {i}: " + "the river rose and the dam failed " * (i % 5) for i in range(20)]
+    streamed = embed.load_encoder(embed.MINILM, streamed=True)
+    assert streamed is not embed.load_encoder(embed.MINILM)
+    assert all(p.is_meta for p in streamed.model.parameters())
+    assert (streamed.encode(texts) == embed.load_encoder(embed.MINILM).encode(texts)).all()
+    assert all(p.is_meta for p in streamed.model.parameters())
+    assert embed.load_encoder(embed.MINILM, quantized=True, streamed=True) is embed.load_encoder(embed.MINILM, True)

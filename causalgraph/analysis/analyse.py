@@ -135,8 +135,8 @@ def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool 
     vectors = encode([graph.nodes[n]["text"] for n in graph], encoder)
     embedded = DocumentVectors.join(store.vectors(docs, readings), vectors.shape[1])
     second = None
-    if second_encoder:
-        second_vectors = encode([graph.nodes[n]["text"] for n in graph], second_encoder)
+    if second_encoder:  # its float model read as it runs: the events are few, and the model is large
+        second_vectors = encode([graph.nodes[n]["text"] for n in graph], second_encoder, streamed=True)
         second_embedded = DocumentVectors.join(store.vectors(docs, readings, second_encoder), second_vectors.shape[1])
     embedding = time.perf_counter()
     evidence = read_evidence(extraction, embedded, graph, candidate_pairs(graph), encoder)

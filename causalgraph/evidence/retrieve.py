@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from ..text.embed import encode
+from ..text.embed import encode, encode_groups
 from ..text.extract import DocumentReading, TopicExtraction
 from ..text.words import word_tokens
 
@@ -49,10 +49,11 @@ class DocumentVectors:
 def iter_vectors(readings: Iterable[DocumentReading], encoder: str) -> Iterator[DocumentVectors]:
     """The DocumentVectors of each reading, yielded as each is made. The int8 encoder scales its activations by
     batch, so each document is encoded on its own (and each event alone, see `embed_events`): a text's vector
-    then depends on its document alone, whatever else is read with it and whatever the cache holds."""
-    for r in readings:
-        texts = [s.text for s in r.sentences] + [t for c in r.cues for t in (c.cause, c.effect)]
-        vectors = encode(texts, encoder, QUANTIZED)
+    then depends on its document alone, whatever else is read with it and whatever the cache holds (and
+    documents may be encoded side by side, text.embed.encode_groups)."""
+    readings = list(readings)
+    groups = [[s.text for s in r.sentences] + [t for c in r.cues for t in (c.cause, c.effect)] for r in readings]
+    for r, vectors in zip(readings, encode_groups(groups, encoder, QUANTIZED)):
         yield DocumentVectors(vectors[: len(r.sentences)], vectors[len(r.sentences):].reshape(-1, 2, vectors.shape[1]))
 
 
@@ -63,7 +64,9 @@ def embed_readings(readings: list[DocumentReading], encoder: str) -> list[Docume
 
 def embed_events(texts: list[str], encoder: str) -> np.ndarray:
     """The events' embeddings by the evidence stage's encoder, each text encoded alone (see embed_readings)."""
-    return np.stack([encode([t], encoder, QUANTIZED)[0] for t in texts]) if texts else encode([], encoder, QUANTIZED)
+    if not texts:
+        return encode([], encoder, QUANTIZED)
+    return np.stack([vectors[0] for vectors in encode_groups([[t] for t in texts], encoder, QUANTIZED)])
 
 
 def retrieve(extraction: TopicExtraction, sentences: np.ndarray, event_texts: list[str],

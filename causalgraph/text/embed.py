@@ -4,21 +4,32 @@ or a static model2vec table."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
+import struct
 import tempfile
+import threading
 import warnings
 import zipfile
-from functools import lru_cache
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+import contextlib
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+if TYPE_CHECKING:
+    import torch
+
 from ..config import DEFAULT_ENCODER, default_cache_dir
 
-# One thread: float sums then do not depend on the core count or on how many workers share the machine,
-# so embeddings, and the answers read from them, are the same with any --workers or scheduler.
+# One thread per forward pass: float sums then do not depend on the core count or on how many workers share the
+# machine, so embeddings, and the answers read from them, are the same with any --workers or scheduler.
 TORCH_THREADS = 1
+# Texts encoded in groups of their own (each document, each event) run this many groups at a time, each on one
+# thread, in a process of its own; a worker process of a pool runs one (its siblings use the other cores).
+GROUP_THREADS = 2
 
 
 MPNET = "all-mpnet-base-v2"
@@ -112,18 +123,169 @@ def int8(model):
         return quantize_dynamic(model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8, inplace=True)
 
 
+@contextlib.contextmanager
+def _parameters_on_meta():
+    """Modules built inside keep their buffers, but their parameters go to the meta device: no memory, and no
+    random initialisation, for weights that are read from a file next."""
+    import torch
+
+    register, builder = torch.nn.Module.register_parameter, threading.get_ident()
+
+    def on_meta(module, name, param):
+        if param is None or threading.get_ident() != builder:  # modules that other threads build meanwhile
+            return register(module, name, param)
+        return register(module, name, torch.nn.Parameter(param.to("meta"), requires_grad=False))
+
+    torch.nn.Module.register_parameter = on_meta  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        torch.nn.Module.register_parameter = register  # type: ignore[method-assign]
+
+
+SAFETENSORS_DTYPES = {"F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64"}
+
+
+def safetensors_header(handle) -> tuple[dict[str, dict], int]:
+    """A safetensors file's tensors (name: dtype, shape, data_offsets), in the order of their data, and where
+    their data begins."""
+    (size,) = struct.unpack("<Q", handle.read(8))
+    header = json.loads(handle.read(size))
+    header.pop("__metadata__", None)
+    for name, info in header.items():
+        if info["dtype"] not in SAFETENSORS_DTYPES:
+            raise ValueError(f"{handle.name}: tensor {name} is of type {info['dtype']}, which is not read here")
+    return dict(sorted(header.items(), key=lambda item: item[1]["data_offsets"][0])), 8 + size
+
+
+def safetensors_tensors(path: Path) -> Iterator[tuple[str, torch.Tensor]]:
+    """Each tensor of a safetensors file, read into memory of its own one at a time: the file is not mapped (the
+    pages of a mapping stay in the peak memory while any tensor read from it lives)."""
+    import torch
+
+    with open(path, "rb") as handle:
+        header, base = safetensors_header(handle)
+        for name, info in header.items():
+            start, end = info["data_offsets"]
+            tensor = torch.empty(info["shape"], dtype=getattr(torch, SAFETENSORS_DTYPES[info["dtype"]]))
+            handle.seek(base + start)
+            read = handle.readinto(tensor.view(-1).view(torch.uint8).numpy().data)
+            if read != end - start or tensor.nbytes != end - start:
+                raise ValueError(f"{path}: tensor {name} is cut short")
+            yield name, tensor
+
+
+def int8_model(path: str):
+    """The transformer of a folder with its linear layers in int8: the model `int8(AutoModel.from_pretrained(path))`
+    gives, built one weight at a time, so that the float model is never held whole (all-mpnet-base-v2's is 438 MB)."""
+    import torch
+    from torch.ao.nn.quantized.dynamic import Linear as Int8Linear
+    from torch.ao.quantization import per_channel_dynamic_qconfig
+    from transformers import AutoConfig, AutoModel
+
+    if not (Path(path) / "model.safetensors").is_file():  # weights in another format: the float model first
+        return int8(AutoModel.from_pretrained(path).eval())
+    with _parameters_on_meta():
+        model = AutoModel.from_config(AutoConfig.from_pretrained(path)).eval()
+    modules = dict(model.named_modules())
+    prefix = f"{model.base_model_prefix}."
+    for name, tensor in safetensors_tensors(Path(path) / "model.safetensors"):
+        owner, _, attr = name.removeprefix(prefix).rpartition(".")
+        module = modules.get(owner)
+        if module is None or attr not in module._parameters:
+            continue  # a buffer the model builds itself, as from_pretrained leaves it
+        # in the model's own type, as from_pretrained converts them
+        module._parameters[attr] = torch.nn.Parameter(tensor.to(module._parameters[attr].dtype), requires_grad=False)
+        if isinstance(module, torch.nn.Linear) and not any(p.is_meta for p in module.parameters()):
+            module.qconfig = per_channel_dynamic_qconfig  # type: ignore[assignment]
+            with warnings.catch_warnings():  # the eager-mode API's notice that torchao succeeds it
+                warnings.simplefilter("ignore")
+                parent, _, child = owner.rpartition(".")
+                setattr(modules[parent], child, Int8Linear.from_float(module))
+            del modules[owner]  # its float weights go now, not with the whole model
+    missing = [n for n, p in model.named_parameters() if p.is_meta]
+    if missing:
+        raise ValueError(f"{path}: model.safetensors holds no weights for {', '.join(missing[:3])}")
+    return model
+
+
+def streamed_model(path: str):
+    """The float transformer of a folder (`AutoModel.from_pretrained(path)`, the same vectors) that reads each
+    module's weights from the file, mapped, as the module runs, and lets them go after: a forward pass never
+    holds more than one module's weights (all-mpnet-base-v2's event embeddings, without its 438 MB in memory).
+    For a few texts; one forward pass at a time."""
+    import mmap
+
+    import torch
+    from transformers import AutoConfig, AutoModel
+
+    file = Path(path) / "model.safetensors"
+    if not file.is_file():  # weights in another format: read whole
+        return AutoModel.from_pretrained(path).eval()
+    with open(file, "rb") as handle:
+        header, base = safetensors_header(handle)
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    if mapped.size() < base + max((info["data_offsets"][1] for info in header.values()), default=0):
+        raise ValueError(f"{file}: the file is cut short")
+    with _parameters_on_meta():
+        model = AutoModel.from_config(AutoConfig.from_pretrained(path)).eval()
+    names = {name.removeprefix(f"{model.base_model_prefix}."): name for name in header}
+
+    def view(name: str):
+        start, end = header[name]["data_offsets"]
+        dtype = getattr(torch, SAFETENSORS_DTYPES[header[name]["dtype"]])
+        with warnings.catch_warnings():  # a read-only mapping: the weights are only read
+            warnings.simplefilter("ignore")
+            flat = torch.frombuffer(mapped, dtype=dtype, count=(end - start) // dtype.itemsize, offset=base + start)
+        return flat.view(header[name]["shape"])
+
+    def attach(module, own: dict[str, str]) -> None:
+        for attr, name in own.items():  # in the model's own type, as from_pretrained converts them
+            module._parameters[attr] = torch.nn.Parameter(view(name).to(module._parameters[attr].dtype),
+                                                          requires_grad=False)
+
+    def detach(module, own: dict[str, str]) -> None:
+        for attr, name in own.items():
+            weight = module._parameters[attr]
+            module._parameters[attr] = torch.nn.Parameter(torch.empty(weight.shape, dtype=weight.dtype, device="meta"),
+                                                          requires_grad=False)
+            if hasattr(mapped, "madvise"):  # the pages leave this process's memory (the page cache keeps them)
+                start, end = (base + offset for offset in header[name]["data_offsets"])
+                first = start // mmap.PAGESIZE * mmap.PAGESIZE
+                mapped.madvise(mmap.MADV_DONTNEED, first, end - first)
+
+    for owner, module in model.named_modules():
+        own = {attr: f"{owner}.{attr}" if owner else attr for attr, p in module._parameters.items() if p is not None}
+        if not own:
+            continue
+        missing = [name for name in own.values() if name not in names]
+        if missing:
+            raise ValueError(f"{file}: no weights for {', '.join(missing[:3])}")
+        own = {attr: names[name] for attr, name in own.items()}
+        module.register_forward_pre_hook(lambda module, args, own=own: attach(module, own))
+        module.register_forward_hook(lambda module, args, out, own=own: detach(module, own))
+    model.mapped = mapped  # the mapping lives as long as the model
+    return model
+
+
 class MeanPooledEncoder:
     """A mean-pooled, normalised transformer run with `transformers` alone: the embeddings that sentence-transformers
     gives for the same folder, bit for bit (its batching kept: the texts by decreasing length, BATCH_SIZE at a
-    time), without importing sentence-transformers (seconds, and hundreds of MB, at every start)."""
+    time), without importing sentence-transformers (seconds, and hundreds of MB, at every start). With `int8`,
+    built as `int8_model`; `streamed`, as `streamed_model`. Texts may be encoded from several threads at once
+    (the tokenizer, and a streamed model, taken in turn)."""
 
-    def __init__(self, path: str, max_length: int):
+    def __init__(self, path: str, max_length: int, int8: bool = False, streamed: bool = False):
         import torch
         from transformers import AutoModel, AutoTokenizer
 
         self.torch, self.max_length = torch, max_length
-        self.tokenizer = AutoTokenizer.from_pretrained(path)
-        self.model = AutoModel.from_pretrained(path).eval()
+        self.tokenizer, self.lock = AutoTokenizer.from_pretrained(path), threading.Lock()
+        if int8:
+            self.model = int8_model(path)
+        else:
+            self.model = streamed_model(path) if streamed else AutoModel.from_pretrained(path).eval()
+        self.running = threading.Lock() if streamed else contextlib.nullcontext()
         self.dim = int(self.model.config.hidden_size)
 
     def quantized(self) -> MeanPooledEncoder:
@@ -148,9 +310,11 @@ class MeanPooledEncoder:
         with torch.inference_mode():
             for start in range(0, len(texts), BATCH_SIZE):
                 rows = order[start : start + BATCH_SIZE]
-                batch = self.tokenizer([texts[i] for i in rows], padding=True, truncation="longest_first",
-                                       return_tensors="pt", max_length=self.max_length)
-                tokens = self.model(**batch)[0]
+                with self.lock:  # a fast tokenizer sets its padding per call: one thread at a time
+                    batch = self.tokenizer([texts[i] for i in rows], padding=True, truncation="longest_first",
+                                           return_tensors="pt", max_length=self.max_length)
+                with self.running:
+                    tokens = self.model(**batch)[0]
                 mask = batch["attention_mask"].unsqueeze(-1).to(tokens.dtype)
                 mean = (tokens * mask).sum(dim=1, dtype=tokens.dtype) / torch.clamp(mask.sum(dim=1, dtype=tokens.dtype), min=1e-9)
                 out[rows] = normalize(normalize(mean, p=2, dim=-1), p=2, dim=1).numpy()  # the Normalize module, then encode's
@@ -202,18 +366,36 @@ class StaticEncoder:
 Encoder = MeanPooledEncoder | SentenceTransformerEncoder | StaticEncoder
 
 
-def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False) -> Encoder:
+_LOADED: dict[tuple[str, bool, bool], Encoder] = {}
+_LOCKS: dict[tuple[str, bool, bool], threading.Lock] = {}  # one per encoder: one loads while another is used
+_LOCKS_LOCK = threading.Lock()
+
+
+def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False, streamed: bool = False) -> Encoder:
     """Load an encoder on the CPU, once per process; raises if the weights cannot be found (no silent fallback).
     A static embedding (model2vec, `pip install 'causalgraph[static]'`) where the folder holds one; a mean-pooled
     transformer folder (the shipped MiniLM) with `transformers` alone; anything else with sentence-transformers.
-    With `quantized`, a transformer's linear layers run in int8 (PyTorch's dynamic quantization); a static
-    embedding is the same either way."""
-    return _loaded(name, bool(quantized))
+    With `quantized`, a transformer's linear layers run in int8 (PyTorch's dynamic quantization): built from the
+    float encoder where that is loaded (sharing its token table), else from the file without it (`int8_model`),
+    the same weights either way; a static embedding is the same either way. `streamed`: a float mean-pooled
+    transformer that reads its weights as it runs (`streamed_model`; the same vectors, slower, for a few texts)."""
+    key = (name, bool(quantized), bool(streamed) and not quantized)
+    with _LOCKS_LOCK:
+        lock = _LOCKS.setdefault(key, threading.Lock())
+    with lock:
+        if key not in _LOADED:
+            _LOADED[key] = _load(*key)
+        return _LOADED[key]
 
 
-@lru_cache(maxsize=4)
-def _loaded(name: str, quantized: bool) -> Encoder:
-    """load_encoder's cache, keyed the same however its arguments were passed."""
+def forget_encoders() -> None:
+    """Drop the loaded encoders (the next load_encoder reads the files again)."""
+    with _LOCKS_LOCK:
+        _LOADED.clear()
+
+
+def _load(name: str, quantized: bool, streamed: bool) -> Encoder:
+    """A new encoder (load_encoder), its float sibling taken from the loaded ones."""
     path = resolve_model_path(name)
     if is_static(path):
         return StaticEncoder(path)
@@ -226,7 +408,10 @@ def _loaded(name: str, quantized: bool) -> Encoder:
     length = mean_pooled_length(path)
     if not length:
         return SentenceTransformerEncoder(path, quantized)
-    return cast(MeanPooledEncoder, _loaded(name, False)).quantized() if quantized else MeanPooledEncoder(path, length)
+    if not quantized:
+        return MeanPooledEncoder(path, length, streamed=streamed)
+    loaded = _LOADED.get((name, False, False))
+    return loaded.quantized() if isinstance(loaded, MeanPooledEncoder) else MeanPooledEncoder(path, length, int8=True)
 
 
 # Texts per forward pass: on one CPU thread, batches of 16 encode 1.6 (float) to 1.9 (int8) times as fast as
@@ -235,14 +420,39 @@ BATCH_SIZE = 16
 STATIC_BATCH_SIZE = 1024  # a static embedding is a lookup and a mean: batches only bound the token arrays
 
 
-def encode(texts: list[str], name: str = DEFAULT_ENCODER, quantized: bool = False) -> np.ndarray:
+def encode(texts: list[str], name: str = DEFAULT_ENCODER, quantized: bool = False, streamed: bool = False
+           ) -> np.ndarray:
     """Unit-normalised embeddings, one row per text, float32; a text given twice is encoded once. `quantized`:
     with the encoder's int8 version (per-channel weights; 3.7 times as fast on one CPU thread, and its
     embeddings have a mean cosine of 0.974 with the float ones on the test split's sentences:
-    benchmarks/evidence_variants.py), which the evidence stage uses for the documents' sentences."""
-    model = load_encoder(name, quantized)
+    benchmarks/evidence_variants.py), which the evidence stage uses for the documents' sentences. `streamed`: the
+    float encoder reading its weights as it runs (load_encoder)."""
+    model = load_encoder(name, quantized, streamed)
     if not texts:
         return np.zeros((0, model.dim), dtype=np.float32)
     unique = list(dict.fromkeys(texts))
     row = {t: i for i, t in enumerate(unique)}
     return model.encode(unique)[[row[t] for t in texts]]
+
+
+def group_threads() -> int:
+    """How many groups `encode_groups` encodes at a time: GROUP_THREADS, at most the cores this process may use,
+    and one in a worker process of a pool."""
+    if multiprocessing.parent_process() is not None:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(GROUP_THREADS, cores))
+
+
+def encode_groups(groups: Iterable[list[str]], name: str = DEFAULT_ENCODER, quantized: bool = False
+                  ) -> Iterator[np.ndarray]:
+    """`encode` of each group of texts on its own, yielded in order as each is made: a group's vectors depend on it
+    alone (the int8 encoder scales its activations by batch), so they are the same whichever thread encodes it
+    and whatever runs beside it. A mean-pooled transformer encodes `group_threads()` groups at a time."""
+    model = load_encoder(name, quantized)
+    workers = group_threads() if isinstance(model, MeanPooledEncoder) else 1
+    if workers == 1:
+        yield from (encode(texts, name, quantized) for texts in groups)
+        return
+    with ThreadPoolExecutor(workers, thread_name_prefix="encode") as pool:
+        yield from pool.map(lambda texts: encode(texts, name, quantized), groups)
