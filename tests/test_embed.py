@@ -178,3 +178,16 @@ def test_a_streamed_encoder_gives_the_float_vectors_bit_for_bit_and_holds_no_wei
     assert (streamed.encode(texts) == embed.load_encoder(embed.MINILM).encode(texts)).all()
     assert all(p.is_meta for p in streamed.model.parameters())
     assert embed.load_encoder(embed.MINILM, quantized=True, streamed=True) is embed.load_encoder(embed.MINILM, True)
+
+
+def test_groups_left_unread_are_not_encoded_when_the_reader_stops(monkeypatch):
+    """Closing the generator after its first group (an error or Ctrl-C downstream) drops the groups not yet begun."""
+    monkeypatch.setattr(embed, "GROUP_THREADS", 2)
+    encoded = []
+    real = embed.encode
+    monkeypatch.setattr(embed, "encode", lambda texts, *args: encoded.append(texts) or real(texts, *args))
+    groups = [[f"group {g} sentence {s}" for s in range(40)] for g in range(30)]
+    vectors = embed.encode_groups(groups, embed.MINILM, True)
+    next(vectors)
+    vectors.close()
+    assert len(encoded) < len(groups)

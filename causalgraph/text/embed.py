@@ -454,5 +454,8 @@ def encode_groups(groups: Iterable[list[str]], name: str = DEFAULT_ENCODER, quan
     if workers == 1:
         yield from (encode(texts, name, quantized) for texts in groups)
         return
-    with ThreadPoolExecutor(workers, thread_name_prefix="encode") as pool:
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="encode")
+    try:
         yield from pool.map(lambda texts: encode(texts, name, quantized), groups)
+    finally:  # stopped early (an error, Ctrl-C): the groups not yet begun are dropped, not encoded
+        pool.shutdown(cancel_futures=True)
