@@ -132,7 +132,7 @@ def test_the_int8_encoder_built_without_the_float_one_is_the_same_and_holds_no_f
     texts = [f"Event {i}: " + "the river rose and the dam failed " * (i % 5) for i in range(20)]
     embed.forget_encoders()
     lean = embed.load_encoder(embed.MINILM, quantized=True)
-    assert (embed.MINILM, False) not in embed._LOADED
+    assert (embed.MINILM, False, False) not in embed._LOADED
     assert not any(isinstance(m, torch.nn.Linear) for m in lean.model.modules())
     assert not any(p.is_meta for p in lean.model.parameters())
     vectors = lean.encode(texts)
@@ -141,7 +141,7 @@ def test_the_int8_encoder_built_without_the_float_one_is_the_same_and_holds_no_f
     assert (embed.load_encoder(embed.MINILM, quantized=True).encode(texts) == vectors).all()
 
 
-def test_safetensors_are_read_one_tensor_at_a_time_as_written_and_a_cut_file_is_an_error(tmp_path):
+def test_safetensors_are_read_one_tensor_at_a_time_as_written_and_a_damaged_file_is_an_error(tmp_path):
     from safetensors.torch import load_file
 
     source = Path(embed.resolve_model_path(embed.MINILM)) / "model.safetensors"
@@ -151,7 +151,11 @@ def test_safetensors_are_read_one_tensor_at_a_time_as_written_and_a_cut_file_is_
     assert all((read[k] == expected[k]).all() and read[k].dtype == expected[k].dtype for k in expected)
     cut = tmp_path / "model.safetensors"
     cut.write_bytes(source.read_bytes()[:-1000])
-    with pytest.raises(ValueError, match="cut short"):
+    with pytest.raises(OSError, match="cut short") as err:
+        list(embed.safetensors_tensors(cut))
+    assert err.value.filename == str(cut)  # the answer command's one line: "PATH: reason"
+    cut.write_bytes(b"\x05")
+    with pytest.raises(OSError, match="not a safetensors file"):
         list(embed.safetensors_tensors(cut))
 
 
@@ -172,12 +176,17 @@ def test_a_streamed_encoder_gives_the_float_vectors_bit_for_bit_and_holds_no_wei
     reading's events by all-mpnet-base-v2): the vectors of the float model loaded whole, and no weight held once
     a pass is done."""
     texts = [f"Event {i}: " + "the river rose and the dam failed " * (i % 5) for i in range(20)]
+    embed.forget_encoders()
     streamed = embed.load_encoder(embed.MINILM, streamed=True)
-    assert streamed is not embed.load_encoder(embed.MINILM)
     assert all(p.is_meta for p in streamed.model.parameters())
-    assert (streamed.encode(texts) == embed.load_encoder(embed.MINILM).encode(texts)).all()
+    vectors = streamed.encode(texts)
     assert all(p.is_meta for p in streamed.model.parameters())
+    whole = embed.load_encoder(embed.MINILM)
+    assert whole is not streamed and (whole.encode(texts) == vectors).all()
     assert embed.load_encoder(embed.MINILM, quantized=True, streamed=True) is embed.load_encoder(embed.MINILM, True)
+    embed.forget_encoders()
+    whole = embed.load_encoder(embed.MINILM)
+    assert embed.load_encoder(embed.MINILM, streamed=True) is whole  # held whole already: no second copy
 
 
 def test_groups_left_unread_are_not_encoded_when_the_reader_stops(monkeypatch):

@@ -4,6 +4,7 @@ encoder's int8 version), once per document."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -53,8 +54,9 @@ def iter_vectors(readings: Iterable[DocumentReading], encoder: str) -> Iterator[
     documents may be encoded side by side, text.embed.encode_groups)."""
     readings = list(readings)
     groups = [[s.text for s in r.sentences] + [t for c in r.cues for t in (c.cause, c.effect)] for r in readings]
-    for r, vectors in zip(readings, encode_groups(groups, encoder, QUANTIZED)):
-        yield DocumentVectors(vectors[: len(r.sentences)], vectors[len(r.sentences):].reshape(-1, 2, vectors.shape[1]))
+    with contextlib.closing(encode_groups(groups, encoder, QUANTIZED)) as encoded:  # stopped early: so is it
+        for r, vectors in zip(readings, encoded):
+            yield DocumentVectors(vectors[: len(r.sentences)], vectors[len(r.sentences):].reshape(-1, 2, vectors.shape[1]))
 
 
 def embed_readings(readings: list[DocumentReading], encoder: str) -> list[DocumentVectors]:

@@ -3,6 +3,8 @@ or a static model2vec table."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import multiprocessing
 import os
@@ -11,9 +13,8 @@ import tempfile
 import threading
 import warnings
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,7 @@ from ..config import DEFAULT_ENCODER, default_cache_dir
 # machine, so embeddings, and the answers read from them, are the same with any --workers or scheduler.
 TORCH_THREADS = 1
 # Texts encoded in groups of their own (each document, each event) run this many groups at a time, each on one
-# thread, in a process of its own; a worker process of a pool runs one (its siblings use the other cores).
+# thread; a worker process of a pool (`--workers`) runs one group at a time, its siblings using the other cores.
 GROUP_THREADS = 2
 
 
@@ -123,56 +124,90 @@ def int8(model):
         return quantize_dynamic(model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8, inplace=True)
 
 
+_BUILDING = threading.Lock()  # one model built on the meta device at a time: the patch below is global
+
+
 @contextlib.contextmanager
 def _parameters_on_meta():
-    """Modules built inside keep their buffers, but their parameters go to the meta device: no memory, and no
-    random initialisation, for weights that are read from a file next."""
+    """Modules this thread builds inside keep their buffers, but their parameters go to the meta device: no
+    memory, and no random initialisation, for weights that are read from a file next."""
     import torch
 
-    register, builder = torch.nn.Module.register_parameter, threading.get_ident()
+    with _BUILDING:
+        register, builder = torch.nn.Module.register_parameter, threading.get_ident()
 
-    def on_meta(module, name, param):
-        if param is None or threading.get_ident() != builder:  # modules that other threads build meanwhile
-            return register(module, name, param)
-        return register(module, name, torch.nn.Parameter(param.to("meta"), requires_grad=False))
+        def on_meta(module, name, param):
+            if param is None or threading.get_ident() != builder:  # modules that other threads build meanwhile
+                return register(module, name, param)
+            return register(module, name, torch.nn.Parameter(param.to("meta"), requires_grad=False))
 
-    torch.nn.Module.register_parameter = on_meta  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        torch.nn.Module.register_parameter = register  # type: ignore[method-assign]
+        torch.nn.Module.register_parameter = on_meta  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            torch.nn.Module.register_parameter = register  # type: ignore[method-assign]
 
 
 SAFETENSORS_DTYPES = {"F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64"}
+MODEL_DTYPE = "float32"  # the type every way of loading a transformer here asks for (transformers' own is the file's)
 
 
-def safetensors_header(handle) -> tuple[dict[str, dict], int]:
+def _damaged(path: Path, reason: str) -> OSError:
+    """The error of a model file that cannot be read as it should (one line naming it, as for any file)."""
+    return OSError(errno.EINVAL, reason, str(path))
+
+
+def safetensors_header(handle, path: Path) -> tuple[dict[str, dict], int]:
     """A safetensors file's tensors (name: dtype, shape, data_offsets), in the order of their data, and where
     their data begins."""
-    (size,) = struct.unpack("<Q", handle.read(8))
-    header = json.loads(handle.read(size))
-    header.pop("__metadata__", None)
-    for name, info in header.items():
-        if info["dtype"] not in SAFETENSORS_DTYPES:
-            raise ValueError(f"{handle.name}: tensor {name} is of type {info['dtype']}, which is not read here")
-    return dict(sorted(header.items(), key=lambda item: item[1]["data_offsets"][0])), 8 + size
+    try:
+        (size,) = struct.unpack("<Q", handle.read(8))
+        header = json.loads(handle.read(size))
+        header.pop("__metadata__", None)
+        ordered = dict(sorted(header.items(), key=lambda item: item[1]["data_offsets"][0]))
+    except (struct.error, ValueError, LookupError, TypeError, AttributeError) as err:
+        raise _damaged(path, f"not a safetensors file ({err})") from err
+    return ordered, 8 + size
 
 
-def safetensors_tensors(path: Path) -> Iterator[tuple[str, torch.Tensor]]:
-    """Each tensor of a safetensors file, read into memory of its own one at a time: the file is not mapped (the
-    pages of a mapping stay in the peak memory while any tensor read from it lives)."""
+def _tensor_dtype(path: Path, name: str, info: dict):
+    """The torch type of a tensor of the file."""
+    import torch
+
+    if info["dtype"] not in SAFETENSORS_DTYPES:
+        raise _damaged(path, f"tensor {name} is of type {info['dtype']}, which is not read here")
+    return getattr(torch, SAFETENSORS_DTYPES[info["dtype"]])
+
+
+def safetensors_tensors(path: Path, wanted: Callable[[str], bool] = lambda name: True
+                        ) -> Iterator[tuple[str, torch.Tensor]]:
+    """Each `wanted` tensor of a safetensors file, read into memory of its own one at a time: the file is not
+    mapped (the pages of a mapping stay in the peak memory while any tensor read from it lives)."""
     import torch
 
     with open(path, "rb") as handle:
-        header, base = safetensors_header(handle)
+        header, base = safetensors_header(handle, path)
         for name, info in header.items():
+            if not wanted(name):
+                continue
             start, end = info["data_offsets"]
-            tensor = torch.empty(info["shape"], dtype=getattr(torch, SAFETENSORS_DTYPES[info["dtype"]]))
+            tensor = torch.empty(info["shape"], dtype=_tensor_dtype(path, name, info))
+            if tensor.nbytes != end - start:
+                raise _damaged(path, f"tensor {name}: its shape and its bytes disagree")
             handle.seek(base + start)
-            read = handle.readinto(tensor.view(-1).view(torch.uint8).numpy().data)
-            if read != end - start or tensor.nbytes != end - start:
-                raise ValueError(f"{path}: tensor {name} is cut short")
+            if handle.readinto(tensor.view(-1).view(torch.uint8).numpy().data) != end - start:
+                raise _damaged(path, f"tensor {name} is cut short")
             yield name, tensor
+
+
+def _skeleton(path: str):
+    """The transformer of a folder with its parameters on the meta device, and the file's name of each of them."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+
+    with _parameters_on_meta():
+        model = AutoModel.from_config(AutoConfig.from_pretrained(path), dtype=getattr(torch, MODEL_DTYPE)).eval()
+    return model, f"{model.base_model_prefix}."
 
 
 def int8_model(path: str):
@@ -181,19 +216,23 @@ def int8_model(path: str):
     import torch
     from torch.ao.nn.quantized.dynamic import Linear as Int8Linear
     from torch.ao.quantization import per_channel_dynamic_qconfig
-    from transformers import AutoConfig, AutoModel
+    from transformers import AutoModel
 
-    if not (Path(path) / "model.safetensors").is_file():  # weights in another format: the float model first
-        return int8(AutoModel.from_pretrained(path).eval())
-    with _parameters_on_meta():
-        model = AutoModel.from_config(AutoConfig.from_pretrained(path)).eval()
+    file = Path(path) / "model.safetensors"
+    if not file.is_file():  # weights in another format: the float model first
+        return int8(AutoModel.from_pretrained(path, dtype=getattr(torch, MODEL_DTYPE)).eval())
+    model, prefix = _skeleton(path)
     modules = dict(model.named_modules())
-    prefix = f"{model.base_model_prefix}."
-    for name, tensor in safetensors_tensors(Path(path) / "model.safetensors"):
+
+    def owned(name: str) -> tuple[str, str] | None:
+        """The module and attribute of a parameter of the model (a buffer the file also holds, such as
+        position_ids, is one the model builds itself, as from_pretrained leaves it)."""
         owner, _, attr = name.removeprefix(prefix).rpartition(".")
-        module = modules.get(owner)
-        if module is None or attr not in module._parameters:
-            continue  # a buffer the model builds itself, as from_pretrained leaves it
+        return (owner, attr) if owner in modules and attr in modules[owner]._parameters else None
+
+    for name, tensor in safetensors_tensors(file, lambda name: owned(name) is not None):
+        owner, attr = owned(name) or ("", "")
+        module = modules[owner]
         # in the model's own type, as from_pretrained converts them
         module._parameters[attr] = torch.nn.Parameter(tensor.to(module._parameters[attr].dtype), requires_grad=False)
         if isinstance(module, torch.nn.Linear) and not any(p.is_meta for p in module.parameters()):
@@ -205,7 +244,7 @@ def int8_model(path: str):
             del modules[owner]  # its float weights go now, not with the whole model
     missing = [n for n, p in model.named_parameters() if p.is_meta]
     if missing:
-        raise ValueError(f"{path}: model.safetensors holds no weights for {', '.join(missing[:3])}")
+        raise _damaged(file, f"no weights for {', '.join(missing[:3])}")
     return model
 
 
@@ -213,27 +252,27 @@ def streamed_model(path: str):
     """The float transformer of a folder (`AutoModel.from_pretrained(path)`, the same vectors) that reads each
     module's weights from the file, mapped, as the module runs, and lets them go after: a forward pass never
     holds more than one module's weights (all-mpnet-base-v2's event embeddings, without its 438 MB in memory).
-    For a few texts; one forward pass at a time."""
+    For a few texts, one forward pass at a time, and for models whose modules use only their own parameters
+    (MPNet, BERT; not, say, DeBERTa, whose attention reads another module's)."""
     import mmap
 
     import torch
-    from transformers import AutoConfig, AutoModel
+    from transformers import AutoModel
 
     file = Path(path) / "model.safetensors"
     if not file.is_file():  # weights in another format: read whole
-        return AutoModel.from_pretrained(path).eval()
+        return AutoModel.from_pretrained(path, dtype=getattr(torch, MODEL_DTYPE)).eval()
     with open(file, "rb") as handle:
-        header, base = safetensors_header(handle)
+        header, base = safetensors_header(handle, file)
+        if file.stat().st_size < base + max((info["data_offsets"][1] for info in header.values()), default=0):
+            raise _damaged(file, "the file is cut short")
         mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    if mapped.size() < base + max((info["data_offsets"][1] for info in header.values()), default=0):
-        raise ValueError(f"{file}: the file is cut short")
-    with _parameters_on_meta():
-        model = AutoModel.from_config(AutoConfig.from_pretrained(path)).eval()
-    names = {name.removeprefix(f"{model.base_model_prefix}."): name for name in header}
+    model, prefix = _skeleton(path)
+    names = {name.removeprefix(prefix): name for name in header}
 
     def view(name: str):
         start, end = header[name]["data_offsets"]
-        dtype = getattr(torch, SAFETENSORS_DTYPES[header[name]["dtype"]])
+        dtype = _tensor_dtype(file, name, header[name])
         with warnings.catch_warnings():  # a read-only mapping: the weights are only read
             warnings.simplefilter("ignore")
             flat = torch.frombuffer(mapped, dtype=dtype, count=(end - start) // dtype.itemsize, offset=base + start)
@@ -249,9 +288,9 @@ def streamed_model(path: str):
             weight = module._parameters[attr]
             module._parameters[attr] = torch.nn.Parameter(torch.empty(weight.shape, dtype=weight.dtype, device="meta"),
                                                           requires_grad=False)
-            if hasattr(mapped, "madvise"):  # the pages leave this process's memory (the page cache keeps them)
-                start, end = (base + offset for offset in header[name]["data_offsets"])
-                first = start // mmap.PAGESIZE * mmap.PAGESIZE
+            start, end = (base + offset for offset in header[name]["data_offsets"])
+            first = start // mmap.PAGESIZE * mmap.PAGESIZE
+            if hasattr(mapped, "madvise") and end > first:  # the pages leave this process (the page cache keeps them)
                 mapped.madvise(mmap.MADV_DONTNEED, first, end - first)
 
     for owner, module in model.named_modules():
@@ -260,8 +299,10 @@ def streamed_model(path: str):
             continue
         missing = [name for name in own.values() if name not in names]
         if missing:
-            raise ValueError(f"{file}: no weights for {', '.join(missing[:3])}")
+            raise _damaged(file, f"no weights for {', '.join(missing[:3])}")
         own = {attr: names[name] for attr, name in own.items()}
+        for name in own.values():
+            _tensor_dtype(file, name, header[name])
         module.register_forward_pre_hook(lambda module, args, own=own: attach(module, own))
         module.register_forward_hook(lambda module, args, out, own=own: detach(module, own))
     model.mapped = mapped  # the mapping lives as long as the model
@@ -283,8 +324,10 @@ class MeanPooledEncoder:
         self.tokenizer, self.lock = AutoTokenizer.from_pretrained(path), threading.Lock()
         if int8:
             self.model = int8_model(path)
+        elif streamed:
+            self.model = streamed_model(path)
         else:
-            self.model = streamed_model(path) if streamed else AutoModel.from_pretrained(path).eval()
+            self.model = AutoModel.from_pretrained(path, dtype=getattr(torch, MODEL_DTYPE)).eval()
         self.running = threading.Lock() if streamed else contextlib.nullcontext()
         self.dim = int(self.model.config.hidden_size)
 
@@ -367,8 +410,8 @@ Encoder = MeanPooledEncoder | SentenceTransformerEncoder | StaticEncoder
 
 
 _LOADED: dict[tuple[str, bool, bool], Encoder] = {}
-_LOCKS: dict[tuple[str, bool, bool], threading.Lock] = {}  # one per encoder: one loads while another is used
-_LOCKS_LOCK = threading.Lock()
+_LOADING = threading.Lock()
+LOADED_MAX = 4  # encoders kept loaded, the oldest dropped first (a user's topic uses four: MiniLM and mpnet, two ways)
 
 
 def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False, streamed: bool = False) -> Encoder:
@@ -378,19 +421,21 @@ def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False, streamed:
     With `quantized`, a transformer's linear layers run in int8 (PyTorch's dynamic quantization): built from the
     float encoder where that is loaded (sharing its token table), else from the file without it (`int8_model`),
     the same weights either way; a static embedding is the same either way. `streamed`: a float mean-pooled
-    transformer that reads its weights as it runs (`streamed_model`; the same vectors, slower, for a few texts)."""
+    transformer that reads its weights as it runs (`streamed_model`; the same vectors, slower, for a few texts),
+    where the float one is not loaded whole already."""
     key = (name, bool(quantized), bool(streamed) and not quantized)
-    with _LOCKS_LOCK:
-        lock = _LOCKS.setdefault(key, threading.Lock())
-    with lock:
-        if key not in _LOADED:
-            _LOADED[key] = _load(*key)
-        return _LOADED[key]
+    with _LOADING:
+        encoder = _LOADED.get(key)
+        if encoder is None:
+            encoder = _LOADED[key] = _load(*key)
+            while len(_LOADED) > LOADED_MAX:
+                _LOADED.pop(next(iter(_LOADED)))
+        return encoder
 
 
 def forget_encoders() -> None:
     """Drop the loaded encoders (the next load_encoder reads the files again)."""
-    with _LOCKS_LOCK:
+    with _LOADING:
         _LOADED.clear()
 
 
@@ -406,11 +451,14 @@ def _load(name: str, quantized: bool, streamed: bool) -> Encoder:
     hf_logging.disable_progress_bar()
     torch.set_num_threads(TORCH_THREADS)
     length = mean_pooled_length(path)
+    whole = _LOADED.get((name, False, False))
+    if streamed and (whole is not None or not length):  # loaded whole already, or not a model read in pieces
+        return whole or _load(name, False, False)
     if not length:
         return SentenceTransformerEncoder(path, quantized)
     if not quantized:
         return MeanPooledEncoder(path, length, streamed=streamed)
-    loaded = _LOADED.get((name, False, False))
+    loaded = whole
     return loaded.quantized() if isinstance(loaded, MeanPooledEncoder) else MeanPooledEncoder(path, length, int8=True)
 
 
@@ -445,7 +493,7 @@ def group_threads() -> int:
 
 
 def encode_groups(groups: Iterable[list[str]], name: str = DEFAULT_ENCODER, quantized: bool = False
-                  ) -> Iterator[np.ndarray]:
+                  ) -> Generator[np.ndarray, None, None]:
     """`encode` of each group of texts on its own, yielded in order as each is made: a group's vectors depend on it
     alone (the int8 encoder scales its activations by batch), so they are the same whichever thread encodes it
     and whatever runs beside it. A mean-pooled transformer encodes `group_threads()` groups at a time."""
