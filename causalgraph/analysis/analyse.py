@@ -132,17 +132,18 @@ def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool 
     read = time.perf_counter()
     extraction = TopicExtraction.join(docs, readings)
     graph = build_graph(topic)
-    vectors = encode([graph.nodes[n]["text"] for n in graph], encoder)
+    texts, pairs = [graph.nodes[n]["text"] for n in graph], candidate_pairs(graph)
+    vectors = encode(texts, encoder)
     embedded = DocumentVectors.join(store.vectors(docs, readings), vectors.shape[1])
     second = None
     if second_encoder:  # its float model read as it runs: the events are few, and the model is large
-        second_vectors = encode([graph.nodes[n]["text"] for n in graph], second_encoder, streamed=True)
+        second_vectors = encode(texts, second_encoder, streamed=True)
         second_embedded = DocumentVectors.join(store.vectors(docs, readings, second_encoder), second_vectors.shape[1])
     embedding = time.perf_counter()
-    evidence = read_evidence(extraction, embedded, graph, candidate_pairs(graph), encoder)
+    evidence = read_evidence(extraction, embedded, graph, pairs, encoder)
     if second_encoder:
-        second = SecondReading(second_encoder, read_evidence(extraction, second_embedded, graph,
-                                                             candidate_pairs(graph), second_encoder), second_vectors)
+        second = SecondReading(second_encoder, read_evidence(extraction, second_embedded, graph, pairs, second_encoder),
+                               second_vectors)
     analysis = _assemble(without_text(topic), graph, extraction, evidence, vectors, encoder, second)
     if seconds is not None:
         seconds.update(reading=read - start, embedding=embedding - read, evidence=time.perf_counter() - embedding)
