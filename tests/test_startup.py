@@ -36,3 +36,12 @@ def test_help_loads_no_model_or_solver(command):
 def test_a_missing_data_folder_is_refused_before_loading_models(command, tmp_path):
     code, modules = loaded_after(command, ["--data", str(tmp_path / "nowhere")])
     assert (code, modules) == ("2", [])
+
+
+def test_answering_a_topic_does_not_import_transformers(tmp_path):
+    """The shipped encoders are run by text/transformer.py: a cold answer does not pay for importing transformers
+    or sentence-transformers (2.5 s and 150 MB)."""
+    probe = PROBE.format(command="answer", heavy=("transformers", "sentence_transformers", "torch"),
+                         argv=["--demo", "--cache-dir", str(tmp_path)])
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[-2].split() == ["0", "torch"]

@@ -1,5 +1,5 @@
-"""Sentence embeddings: a transformer (local path or hub name; the shipped MiniLM run with transformers alone),
-or a static model2vec table."""
+"""Sentence embeddings: a transformer (local path or hub name; the shipped MiniLM and all-mpnet-base-v2 run by
+text/transformer.py), or a static model2vec table."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ import numpy as np
 
 if TYPE_CHECKING:
     import torch
+
+    from .transformer import Network
 
 from ..config import DEFAULT_ENCODER, default_cache_dir
 
@@ -95,10 +97,15 @@ def is_static(path: str) -> bool:
 
 
 def mean_pooled_length(path: str) -> int | None:
-    """The longest input, in tokens, of a local sentence-transformers folder that is a transformer, mean pooling
-    and normalisation (all-MiniLM-L6-v2, all-mpnet-base-v2), which `MeanPooledEncoder` runs without
-    sentence-transformers; None for any other folder or name."""
+    """The longest input, in tokens, of a local sentence-transformers folder that is a BERT or MPNet network
+    (text/transformer.py) in model.safetensors, mean pooling and normalisation (all-MiniLM-L6-v2,
+    all-mpnet-base-v2), which `MeanPooledEncoder` runs without sentence-transformers; None for any other folder
+    or name."""
+    from .transformer import Config
+
     folder = Path(path)
+    if Config.read(folder) is None or not (folder / "model.safetensors").is_file():
+        return None
     try:
         listed = json.loads((folder / "modules.json").read_text())
         modules = [m["type"].rsplit(".", 1)[-1] for m in listed]
@@ -125,31 +132,41 @@ def int8(model):
 
 
 _BUILDING = threading.Lock()  # one model built on the meta device at a time: the patch below is global
+# What the layers of text/transformer.py initialise their parameters with (nn.Linear, nn.Embedding, nn.LayerNorm).
+INITIALISERS = ("kaiming_uniform_", "uniform_", "normal_", "ones_", "zeros_")
 
 
 @contextlib.contextmanager
 def _parameters_on_meta():
     """Modules this thread builds inside keep their buffers, but their parameters go to the meta device: no
-    memory, and no random initialisation, for weights that are read from a file next."""
+    memory, and no random initialisation, for weights that are read from a file next. (A meta tensor has no
+    values to initialise, and initialising one would import torch's meta kernels: a second at a cold start.)"""
     import torch
 
     with _BUILDING:
         register, builder = torch.nn.Module.register_parameter, threading.get_ident()
+        initialisers = {name: getattr(torch.nn.init, name) for name in INITIALISERS}
 
         def on_meta(module, name, param):
             if param is None or threading.get_ident() != builder:  # modules that other threads build meanwhile
                 return register(module, name, param)
             return register(module, name, torch.nn.Parameter(param.to("meta"), requires_grad=False))
 
+        def values_only(initialise):
+            return lambda tensor, *args, **kwargs: tensor if tensor.is_meta else initialise(tensor, *args, **kwargs)
+
         torch.nn.Module.register_parameter = on_meta  # type: ignore[method-assign]
+        for name, initialise in initialisers.items():
+            setattr(torch.nn.init, name, values_only(initialise))
         try:
             yield
         finally:
             torch.nn.Module.register_parameter = register  # type: ignore[method-assign]
+            for name, initialise in initialisers.items():
+                setattr(torch.nn.init, name, initialise)
 
 
 SAFETENSORS_DTYPES = {"F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64"}
-MODEL_DTYPE = "float32"  # the type every way of loading a transformer here asks for (transformers' own is the file's)
 
 
 def _damaged(path: Path, reason: str) -> OSError:
@@ -200,42 +217,42 @@ def safetensors_tensors(path: Path, wanted: Callable[[str], bool] = lambda name:
             yield name, tensor
 
 
-def _skeleton(path: str):
-    """The transformer of a folder with its parameters on the meta device, and the file's name of each of them."""
-    import torch
-    from transformers import AutoConfig, AutoModel
+def _skeleton(path: str) -> tuple[Network, str]:
+    """The network of a BERT or MPNet folder (text/transformer.py) with its parameters on the meta device, and the
+    prefix its file may give their names (a checkpoint of a model with a head, such as "bert.")."""
+    from .transformer import Config, Network
 
+    config = Config.read(path)
+    assert config is not None  # _load runs only such folders here
     with _parameters_on_meta():
-        model = AutoModel.from_config(AutoConfig.from_pretrained(path), dtype=getattr(torch, MODEL_DTYPE)).eval()
-    return model, f"{model.base_model_prefix}."
+        model = Network(config).eval()
+    return model, f"{config.model_type}."
 
 
-def int8_model(path: str):
-    """The transformer of a folder with its linear layers in int8: the model `int8(AutoModel.from_pretrained(path))`
-    gives, built one weight at a time, so that the float model is never held whole (all-mpnet-base-v2's is 438 MB)."""
+def read_model(path: str, quantize: bool = False) -> Network:
+    """The network of a folder, its weights read from model.safetensors one at a time; with `quantize`, each linear
+    layer in int8 as it is read: the model that `int8` makes of the float one, without ever holding that whole
+    (all-mpnet-base-v2's is 438 MB)."""
     import torch
     from torch.ao.nn.quantized.dynamic import Linear as Int8Linear
     from torch.ao.quantization import per_channel_dynamic_qconfig
-    from transformers import AutoModel
 
     file = Path(path) / "model.safetensors"
-    if not file.is_file():  # weights in another format: the float model first
-        return int8(AutoModel.from_pretrained(path, dtype=getattr(torch, MODEL_DTYPE)).eval())
     model, prefix = _skeleton(path)
     modules = dict(model.named_modules())
 
     def owned(name: str) -> tuple[str, str] | None:
-        """The module and attribute of a parameter of the model (a buffer the file also holds, such as
-        position_ids, is one the model builds itself, as from_pretrained leaves it)."""
+        """The module and attribute of a parameter of the model (the file's other tensors, such as a pooler or
+        position_ids, are not the network's)."""
         owner, _, attr = name.removeprefix(prefix).rpartition(".")
         return (owner, attr) if owner in modules and attr in modules[owner]._parameters else None
 
     for name, tensor in safetensors_tensors(file, lambda name: owned(name) is not None):
         owner, attr = owned(name) or ("", "")
         module = modules[owner]
-        # in the model's own type, as from_pretrained converts them
+        # in the model's own type (float32)
         module._parameters[attr] = torch.nn.Parameter(tensor.to(module._parameters[attr].dtype), requires_grad=False)
-        if isinstance(module, torch.nn.Linear) and not any(p.is_meta for p in module.parameters()):
+        if quantize and isinstance(module, torch.nn.Linear) and not any(p.is_meta for p in module.parameters()):
             module.qconfig = per_channel_dynamic_qconfig  # type: ignore[assignment]
             with warnings.catch_warnings():  # the eager-mode API's notice that torchao succeeds it
                 warnings.simplefilter("ignore")
@@ -248,20 +265,16 @@ def int8_model(path: str):
     return model
 
 
-def streamed_model(path: str):
-    """The float transformer of a folder (`AutoModel.from_pretrained(path)`, the same vectors) that reads each
+def streamed_model(path: str) -> Network:
+    """The float network of a folder (`read_model(path)`, the same vectors) that reads each
     module's weights from the file, mapped, as the module runs, and lets them go after: a forward pass never
     holds more than one module's weights (all-mpnet-base-v2's event embeddings, without its 438 MB in memory).
-    For a few texts, one forward pass at a time, and for models whose modules use only their own parameters
-    (MPNet, BERT; not, say, DeBERTa, whose attention reads another module's)."""
+    For a few texts, one forward pass at a time (each module of the network uses only its own parameters)."""
     import mmap
 
     import torch
-    from transformers import AutoModel
 
     file = Path(path) / "model.safetensors"
-    if not file.is_file():  # weights in another format: read whole
-        return AutoModel.from_pretrained(path, dtype=getattr(torch, MODEL_DTYPE)).eval()
     with open(file, "rb") as handle:
         header, base = safetensors_header(handle, file)
         if file.stat().st_size < base + max((info["data_offsets"][1] for info in header.values()), default=0):
@@ -279,7 +292,7 @@ def streamed_model(path: str):
         return flat.view(header[name]["shape"])
 
     def attach(module, own: dict[str, str]) -> None:
-        for attr, name in own.items():  # in the model's own type, as from_pretrained converts them
+        for attr, name in own.items():  # in the model's own type (float32)
             module._parameters[attr] = torch.nn.Parameter(view(name).to(module._parameters[attr].dtype),
                                                           requires_grad=False)
 
@@ -305,31 +318,28 @@ def streamed_model(path: str):
             _tensor_dtype(file, name, header[name])
         module.register_forward_pre_hook(lambda module, args, own=own: attach(module, own))
         module.register_forward_hook(lambda module, args, out, own=own: detach(module, own))
-    model.mapped = mapped  # the mapping lives as long as the model
+    model.mapped = mapped  # type: ignore[assignment]  # the mapping lives as long as the model
     return model
 
 
 class MeanPooledEncoder:
-    """A mean-pooled, normalised transformer run with `transformers` alone: the embeddings that sentence-transformers
-    gives for the same folder, bit for bit (its batching kept: the texts by decreasing length, BATCH_SIZE at a
-    time), without importing sentence-transformers (seconds, and hundreds of MB, at every start). With `int8`,
-    built as `int8_model`; `streamed`, as `streamed_model`. Texts may be encoded from several threads at once
-    (the tokenizer, and a streamed model, taken in turn)."""
+    """A mean-pooled, normalised BERT or MPNet folder run by text/transformer.py: the embeddings that
+    sentence-transformers gives for the same folder, bit for bit (its batching kept: the texts by decreasing
+    length, BATCH_SIZE at a time), without importing sentence-transformers or transformers (seconds, and hundreds
+    of MB, at every start). With `int8`, its linear layers in int8 (`read_model`); `streamed`, as
+    `streamed_model`. Texts may be encoded from several threads at once (the tokenizer, and a streamed model,
+    taken in turn)."""
 
     def __init__(self, path: str, max_length: int, int8: bool = False, streamed: bool = False):
         import torch
-        from transformers import AutoModel, AutoTokenizer
 
-        self.torch, self.max_length = torch, max_length
-        self.tokenizer, self.lock = AutoTokenizer.from_pretrained(path), threading.Lock()
-        if int8:
-            self.model = int8_model(path)
-        elif streamed:
-            self.model = streamed_model(path)
-        else:
-            self.model = AutoModel.from_pretrained(path, dtype=getattr(torch, MODEL_DTYPE)).eval()
+        from .transformer import Tokenizer
+
+        self.torch = torch
+        self.tokenizer, self.lock = Tokenizer(path, max_length), threading.Lock()
+        self.model = streamed_model(path) if streamed else read_model(path, quantize=int8)
         self.running = threading.Lock() if streamed else contextlib.nullcontext()
-        self.dim = int(self.model.config.hidden_size)
+        self.dim = self.model.config.hidden_size
 
     def quantized(self) -> MeanPooledEncoder:
         """This encoder with its linear layers in int8 (`int8`): the same weights quantized as a fresh load gives,
@@ -353,12 +363,11 @@ class MeanPooledEncoder:
         with torch.inference_mode():
             for start in range(0, len(texts), BATCH_SIZE):
                 rows = order[start : start + BATCH_SIZE]
-                with self.lock:  # a fast tokenizer sets its padding per call: one thread at a time
-                    batch = self.tokenizer([texts[i] for i in rows], padding=True, truncation="longest_first",
-                                           return_tensors="pt", max_length=self.max_length)
+                with self.lock:  # the tokenizer is taken in turn
+                    ids, attention = self.tokenizer([texts[i] for i in rows])
                 with self.running:
-                    tokens = self.model(**batch)[0]
-                mask = batch["attention_mask"].unsqueeze(-1).to(tokens.dtype)
+                    tokens = self.model(ids, attention)
+                mask = attention.unsqueeze(-1).to(tokens.dtype)
                 mean = (tokens * mask).sum(dim=1, dtype=tokens.dtype) / torch.clamp(mask.sum(dim=1, dtype=tokens.dtype), min=1e-9)
                 out[rows] = normalize(normalize(mean, p=2, dim=-1), p=2, dim=1).numpy()  # the Normalize module, then encode's
         return out
@@ -369,7 +378,9 @@ class SentenceTransformerEncoder:
 
     def __init__(self, path: str, quantized: bool):
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
 
+        hf_logging.disable_progress_bar()
         self.model = SentenceTransformer(path, device="cpu")
         if quantized:
             self.model = int8(self.model)
@@ -417,9 +428,10 @@ LOADED_MAX = 4  # encoders kept loaded, the oldest dropped first (a user's topic
 def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False, streamed: bool = False) -> Encoder:
     """Load an encoder on the CPU, once per process; raises if the weights cannot be found (no silent fallback).
     A static embedding (model2vec, `pip install 'causalgraph[static]'`) where the folder holds one; a mean-pooled
-    transformer folder (the shipped MiniLM) with `transformers` alone; anything else with sentence-transformers.
+    BERT or MPNet folder (the shipped MiniLM and all-mpnet-base-v2) by text/transformer.py; anything else with
+    sentence-transformers.
     With `quantized`, a transformer's linear layers run in int8 (PyTorch's dynamic quantization): built from the
-    float encoder where that is loaded (sharing its token table), else from the file without it (`int8_model`),
+    float encoder where that is loaded (sharing its token table), else from the file without it (`read_model`),
     the same weights either way; a static embedding is the same either way. `streamed`: a float mean-pooled
     transformer that reads its weights as it runs (`streamed_model`; the same vectors, slower, for a few texts),
     where the float one is not loaded whole already."""
@@ -446,9 +458,7 @@ def _load(name: str, quantized: bool, streamed: bool) -> Encoder:
         return StaticEncoder(path)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     import torch
-    from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()
     torch.set_num_threads(TORCH_THREADS)
     length = mean_pooled_length(path)
     whole = _LOADED.get((name, False, False))
