@@ -240,15 +240,12 @@ def read_model(path: str, quantize: bool = False) -> Network:
     file = Path(path) / "model.safetensors"
     model, prefix = _skeleton(path)
     modules = dict(model.named_modules())
-
-    def owned(name: str) -> tuple[str, str] | None:
-        """The module and attribute of a parameter of the model (the file's other tensors, such as a pooler or
-        position_ids, are not the network's)."""
-        owner, _, attr = name.removeprefix(prefix).rpartition(".")
-        return (owner, attr) if owner in modules and attr in modules[owner]._parameters else None
-
-    for name, tensor in safetensors_tensors(file, lambda name: owned(name) is not None):
-        owner, attr = owned(name) or ("", "")
+    # each parameter's module and attribute, by its name in the file (whose other tensors, such as a pooler or
+    # position_ids, are not the network's)
+    places = {f"{owner}.{attr}" if owner else attr: (owner, attr) for owner, module in modules.items()
+              for attr in module._parameters}
+    for name, tensor in safetensors_tensors(file, lambda name: name.removeprefix(prefix) in places):
+        owner, attr = places[name.removeprefix(prefix)]
         module = modules[owner]
         # in the model's own type (float32)
         module._parameters[attr] = torch.nn.Parameter(tensor.to(module._parameters[attr].dtype), requires_grad=False)
