@@ -25,6 +25,9 @@ constants were chosen so, on the 24 tuning topics in one folder (links to their 
         --cache-dir /tmp/readers-cache
 
 `--part tune=../shared/user-dev` adds rows for user-dev's 8 topics of the tuning folder (the issue's measure).
+`--known-right R [R ...]` answers instead each simulated reader with how often it is right given (a calibration, as
+`calibrate` writes one from gold) at each R, each topic alone with the shipped constants: how far the fusion goes
+where the trust is known, not estimated.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from causalgraph.learn.calibration import calibrate_readers, option_evidence
 from causalgraph.learn.scorer import edge_scores, reads_documents, second_encoder
 from causalgraph.learn.user import held_out_scorers
 from causalgraph.readers.base import Judgement, ReaderJudgements
-from causalgraph.readers.calibration import UserTrust, estimate_user_trust
+from causalgraph.readers.calibration import ReaderCalibration, UserTrust, estimate_user_trust
 from causalgraph.run.batch import Settings, answer_topic, cache_for, scorer_for
 from labelled import run_benchmark
 
@@ -129,23 +132,27 @@ class Topics:
         self.questions = [q for a in self.analyses for q in a.topic.questions]
 
     def answer(self, answers: dict[str, frozenset[str]] | None, trust: UserTrust = UserTrust(),
-               together: bool = False) -> list[dict[str, frozenset[str]]]:
+               together: bool = False, known: float | None = None) -> list[dict[str, frozenset[str]]]:
         """Each topic's answers, alone (no reader) or fused with the reader of `answers`, weighed as `answer`
         weighs it under priors "none" (`trust`: the regime's constants, for choosing them) on the topic alone, cut
-        to it, or on every topic of the set `together` (as in one run over a folder of topics)."""
+        to it, or on every topic of the set `together` (as in one run over a folder of topics); with `known`, the
+        reader's share of right answers is given, not estimated."""
         readers: tuple = ()
+        given = {"reader": ReaderCalibration("reader", "answers", "given", len(answers or ()), scale=trust.scale,
+                                             regime="none", answers_right=known)} if known is not None else None
         if answers is not None and together:
             prior = {k: v for p, _ in self.evidence for k, v in p.items()}
             settled = {k: v for _, s in self.evidence for k, v in s.items()}
-            readers = calibrate_readers((as_reader("reader", answers),), self.analyses, self.edges,
+            readers = calibrate_readers((as_reader("reader", answers),), self.analyses, self.edges, calibrations=given,
                                         evidence=(prior, settled), regime="none", trust=trust)
         out = []
         for analysis, edges, evidence, scorer in zip(self.analyses, self.edges, self.evidence, self.scorers):
             if answers is not None and not together:
                 qids = {q.qid for q in analysis.topic.questions}
                 reader = as_reader("reader", {k: v for k, v in answers.items() if k in qids})
-                readers = calibrate_readers((reader,), [analysis], [edges], evidence=evidence, without=self.without,
-                                            params=self.params, regime="none", trust=trust) if reader.judgements else ()
+                readers = calibrate_readers((reader,), [analysis], [edges], calibrations=given, evidence=evidence,
+                                            without=self.without, params=self.params, regime="none",
+                                            trust=trust) if reader.judgements else ()
             out.append(answer_topic(analysis, scorer, self.without, self.params, readers=readers,
                                     explain=False)[1].answers)
         return out
@@ -171,13 +178,13 @@ def readers_of(topics: Topics, root: Path, real: dict[str, str]) -> list[tuple[s
     return readers
 
 
-def fused(topics: Topics, runs: list, trust: UserTrust, together: bool) -> np.ndarray:
+def fused(topics: Topics, runs: list, trust: UserTrust, together: bool, known: float | None = None) -> np.ndarray:
     """Per topic, the mean over the runs of (summed fused scores, answers differing from the reader's, those of
     them that are right): an array (topics, 3)."""
     out = np.zeros((len(topics.analyses), 3))
     for answers in runs:
         read = covered(topics, answers)
-        for i, (analysis, got) in enumerate(zip(topics.analyses, topics.answer(answers, trust, together))):
+        for i, (analysis, got) in enumerate(zip(topics.analyses, topics.answer(answers, trust, together, known))):
             for q in analysis.topic.questions if read[i] else ():
                 labels = frozenset(got[q.qid])
                 out[i] += (question_score(labels, q.gold), labels != answers[q.qid],
@@ -214,6 +221,29 @@ def right_estimates(topics: Topics, answers: dict[str, frozenset[str]]) -> tuple
 MODES = {False: "each topic alone", True: "the set in one run"}
 
 
+def known_right(roots: list[Path], cache_dir: Path | None, held_out: bool, parts: list, values: list[float]) -> int:
+    """The table of `--known-right`: per set (and part), simulated reader and given share of right answers, the
+    fused score with each topic answered alone."""
+    print("| set | reader | reader alone | causalgraph alone | " + " | ".join(f"fused, right {v:g} given" for v in values)
+          + " |")
+    print("|---|---|---|---|" + "---|" * len(values))
+    for n, root in enumerate(roots):
+        topics = Topics(root, cache_dir, held_out=held_out and n == 0)
+        sizes = np.array([len(a.topic.questions) for a in topics.analyses])
+        alone = scores(topics, topics.answer(None))
+        groups = [(root.name, np.ones(len(alone), dtype=bool))] + [
+            (f"{root.name}: the topics of {Path(folder).name}",
+             np.isin(topics.folders, [p.name for p in Path(folder).iterdir()])) for name, folder in parts if name == root.name]
+        for name, runs in readers_of(topics, root, {}):
+            own = np.mean([scores(topics, [a] * len(topics.analyses)) for a in runs], axis=0)
+            given = [fused(topics, runs, UserTrust(), False, value)[:, 0] for value in values]
+            for shown, part in groups:
+                count = sizes[part].sum()
+                print(f"| {shown} | {name} | {own[part].sum() / count:.3f} | {alone[part].sum() / count:.3f} | "
+                      + " | ".join(f"{g[part].sum() / count:.3f}" for g in given) + " |", flush=True)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", nargs="+", type=Path, required=True,
@@ -228,12 +258,16 @@ def main() -> int:
                              "topics (for a first set that the shipped scorer was trained on)")
     parser.add_argument("--scales", nargs="+", type=float, default=list(SCALES),
                         help="the scales of the grid of constants (default: %(default)s)")
+    parser.add_argument("--known-right", nargs="+", type=float, metavar="R",
+                        help="instead, fuse each simulated reader with its share of right answers given at each R")
     parser.add_argument("--worst", action="store_true",
                         help="choose the constants whose shortfalls below the better of the reader and causalgraph "
                              "alone are least, not those furthest above it on average")
     args = parser.parse_args()
     real = dict(spec.split("=", 1) for spec in args.real)
     parts = [spec.split("=", 1) for spec in args.part]
+    if args.known_right:
+        return known_right(args.sets, args.cache_dir, args.held_out_structure, parts, args.known_right)
     print("| set | reader | reader alone | causalgraph alone | fused, each topic alone | fused, the set in one run | "
           "fused answers differing from the reader's (right), alone / in one run |")
     print("|---|---|---|---|---|---|---|")
