@@ -384,8 +384,8 @@ def _malloc_trim() -> Callable[[int], int] | None:
 
 def release_freed_memory() -> None:
     """Hand what freed tensors left in the C heap back to the system (glibc's malloc_trim; nothing elsewhere).
-    glibc keeps the freed activations of a pass in each thread's heap: 150 MiB of a cold user topic's peak, for
-    about 10 ms a call (BENCHMARKS.md, "Speed and memory")."""
+    glibc keeps the freed activations of a pass in each thread's heap: about 150 MiB of a cold user topic's peak,
+    for about 1 ms a call (BENCHMARKS.md, "Speed and memory")."""
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
