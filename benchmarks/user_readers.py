@@ -221,6 +221,21 @@ def right_estimates(topics: Topics, answers: dict[str, frozenset[str]]) -> tuple
 MODES = {False: "each topic alone", True: "the set in one run"}
 
 
+def parts_of(label: str, root: Path, topics: Topics, parts: list) -> list[tuple[str, np.ndarray]]:
+    """The rows of a set: all its topics, then those of each `--part` of it (a mask over its topics each)."""
+    return [(label, np.ones(len(topics.analyses), dtype=bool))] + [
+        (f"{label}: the topics of {Path(folder).name}", np.isin(topics.folders, [p.name for p in Path(folder).iterdir()]))
+        for name, folder in parts if name == root.name]
+
+
+def share(text: str) -> float:
+    """A share of right answers, strictly between 0 and 1."""
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"a share of right answers is strictly between 0 and 1, got {text}")
+    return value
+
+
 def known_right(roots: list[Path], cache_dir: Path | None, held_out: bool, parts: list, values: list[float]) -> int:
     """The table of `--known-right`: per set (and part), simulated reader and given share of right answers, the
     fused score with each topic answered alone."""
@@ -231,9 +246,7 @@ def known_right(roots: list[Path], cache_dir: Path | None, held_out: bool, parts
         topics = Topics(root, cache_dir, held_out=held_out and n == 0)
         sizes = np.array([len(a.topic.questions) for a in topics.analyses])
         alone = scores(topics, topics.answer(None))
-        groups = [(root.name, np.ones(len(alone), dtype=bool))] + [
-            (f"{root.name}: the topics of {Path(folder).name}",
-             np.isin(topics.folders, [p.name for p in Path(folder).iterdir()])) for name, folder in parts if name == root.name]
+        groups = parts_of(root.name, root, topics, parts)
         for name, runs in readers_of(topics, root, {}):
             own = np.mean([scores(topics, [a] * len(topics.analyses)) for a in runs], axis=0)
             given = [fused(topics, runs, UserTrust(), False, value)[:, 0] for value in values]
@@ -258,8 +271,9 @@ def main() -> int:
                              "topics (for a first set that the shipped scorer was trained on)")
     parser.add_argument("--scales", nargs="+", type=float, default=list(SCALES),
                         help="the scales of the grid of constants (default: %(default)s)")
-    parser.add_argument("--known-right", nargs="+", type=float, metavar="R",
-                        help="instead, fuse each simulated reader with its share of right answers given at each R")
+    parser.add_argument("--known-right", nargs="+", type=share, metavar="R",
+                        help="instead, fuse each simulated reader with its share of right answers given at each R "
+                             "(the other options but --sets, --part, --cache-dir and --held-out-structure do not apply)")
     parser.add_argument("--worst", action="store_true",
                         help="choose the constants whose shortfalls below the better of the reader and causalgraph "
                              "alone are least, not those furthest above it on average")
@@ -291,10 +305,7 @@ def main() -> int:
         else:
             result = np.array([[fused(topics, runs, UserTrust(), mode) for _, runs in readers] for mode in MODES])
             label = root.name
-        groups = [(label, np.ones(len(alone), dtype=bool))] + [
-            (f"{label}: the topics of {Path(folder).name}",
-             np.isin(topics.folders, [p.name for p in Path(folder).iterdir()])) for name, folder in parts if name == root.name]
-        for shown_as, part in groups:
+        for shown_as, part in parts_of(label, root, topics, parts):
             for r, (name, runs) in enumerate(readers):
                 read = covered(topics, runs[0]) & part  # a real reader of a part of the set counts its topics alone
                 if not read.any():

@@ -225,25 +225,41 @@ def test_the_tokenizer_gives_transformers_token_ids(name):
 
 def test_all_mpnet_base_v2_gives_the_vectors_of_transformers_own_mpnet_bit_for_bit():
     """The second encoder, run by text/transformer.py, against sentence-transformers' encode of the same folder
-    (transformers' MPNetModel): padded batches, relative positions, a text past the 384-token limit."""
+    (transformers' MPNetModel): padded batches, relative positions, a text past the 384-token limit; float, int8
+    (built from the file) and streamed."""
+    import torch
     from sentence_transformers import SentenceTransformer
+    from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
 
     texts = TRICKY + [f"Event {i}: " + "the river rose and the dam failed " * (i % 7) for i in range(20)]
-    embed.forget_encoders()
-    ours = embed.load_encoder(embed.MPNET)
-    assert isinstance(ours, embed.MeanPooledEncoder)
     theirs = SentenceTransformer(embed.resolve_model_path(embed.MPNET), device="cpu")
     expected = theirs.encode(texts, batch_size=embed.BATCH_SIZE, normalize_embeddings=True, convert_to_numpy=True)
-    assert (ours.encode(texts) == expected).all()
     embed.forget_encoders()
+    try:
+        streamed = embed.load_encoder(embed.MPNET, streamed=True)
+        assert isinstance(streamed, embed.MeanPooledEncoder) and (streamed.encode(texts) == expected).all()
+        assert (embed.load_encoder(embed.MPNET, quantized=True).encode(texts) == quantize_dynamic(
+            theirs, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8).encode(
+            texts, batch_size=embed.BATCH_SIZE, normalize_embeddings=True, convert_to_numpy=True)).all()
+        assert (embed.load_encoder(embed.MPNET).encode(texts) == expected).all()
+    finally:
+        embed.forget_encoders()
 
 
-def test_other_networks_are_left_to_sentence_transformers(tmp_path):
-    """A folder that text/transformer.py does not run (another architecture or activation, or no tokenizer.json)
-    is not read as a mean-pooled BERT or MPNet."""
+def test_other_models_are_left_to_sentence_transformers(tmp_path):
+    """Only the shipped encoders are run by text/transformer.py: the same folder given by its path is run by
+    sentence-transformers, with the same vectors; a folder text/transformer.py could not run is not taken for one."""
     from causalgraph.text.transformer import Config
 
     source = Path(embed.resolve_model_path(embed.MINILM))
+    embed.forget_encoders()
+    try:
+        other = embed.load_encoder(str(source))
+        assert isinstance(other, embed.SentenceTransformerEncoder)
+        texts = ["The dam failed after the river rose.", "flood " * 300]
+        assert (other.encode(texts) == embed.load_encoder(embed.MINILM).encode(texts)).all()
+    finally:
+        embed.forget_encoders()
     assert Config.read(source) is not None
     for name in ("config.json", "tokenizer.json"):
         (tmp_path / name).write_bytes((source / name).read_bytes())
@@ -254,3 +270,19 @@ def test_other_networks_are_left_to_sentence_transformers(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps(config))
     (tmp_path / "tokenizer.json").unlink()
     assert Config.read(tmp_path) is None
+
+
+def test_weights_that_do_not_fit_the_config_are_one_line_naming_the_file(tmp_path):
+    """A shipped folder whose config.json and weights disagree (a damaged install) is refused as it is read, by
+    each way of reading it, not met later as a shape error deep in a forward pass."""
+    source = Path(embed.resolve_model_path(embed.MINILM))
+    for name in ("config.json", "tokenizer.json", "tokenizer_config.json", "model.safetensors"):
+        (tmp_path / name).symlink_to(source / name)
+    (tmp_path / "config.json").unlink()
+    config = json.loads((source / "config.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps(config | {"intermediate_size": 1024}))
+    for read in (embed.read_model, embed.streamed_model):
+        with pytest.raises(OSError, match=r"intermediate\.dense\.\w+ is \(1536.*\), where config\.json makes it "
+                                          r"\(1024") as err:
+            read(str(tmp_path))
+        assert err.value.filename == str(tmp_path / "model.safetensors")

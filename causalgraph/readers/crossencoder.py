@@ -48,7 +48,9 @@ class PairModel:
     def __init__(self, name: str = DEFAULT_ENCODER, seed: int = 0):
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        from transformers.utils import logging as hf_logging
 
+        hf_logging.disable_progress_bar()  # its per-weight loading bar, beside the run's own
         torch.manual_seed(seed)
         path = resolve_model_path(name)
         self.tokenizer = AutoTokenizer.from_pretrained(path)

