@@ -125,14 +125,21 @@ def mean_pooled_length(path: str) -> int | None:
 
 
 def int8(model):
-    """The model with its linear layers run in int8 (PyTorch's dynamic quantization, per-channel weights), converted
-    in place: a copy of the float model would add its size again to the peak memory of a cold start."""
+    """The model with its linear layers run in int8 (`_int8_linear`: PyTorch's dynamic quantization, per-channel
+    weights), converted in place: a copy of the float model would add its size again to the peak memory of a cold
+    start."""
     import torch
-    from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
 
-    with warnings.catch_warnings():  # the eager-mode API's notice that torchao succeeds it
-        warnings.simplefilter("ignore")
-        return quantize_dynamic(model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8, inplace=True)
+    for name, layer in list(model.named_modules()):
+        if type(layer) is torch.nn.Linear:  # as quantize_dynamic picks them: these, not their subclasses
+            _quantize_in_place(model, name, layer)
+    return model
+
+
+def _quantize_in_place(model, name: str, layer) -> None:
+    """The model's linear layer `name` replaced by its int8 version."""
+    parent, _, child = name.rpartition(".")
+    setattr(model.get_submodule(parent), child, _int8_linear(layer))
 
 
 _BUILDING = threading.Lock()  # one model built on the meta device at a time: the patch below is global
@@ -243,9 +250,9 @@ def _skeleton(path: str) -> tuple[Network, str]:
 
 
 def _int8_linear(layer):
-    """The layer in int8 as `int8` converts it (PyTorch's dynamic Linear.from_float, per-channel weights): the same
-    quantized weights and packing, without the full-size placeholder weight that from_float packs first and throws
-    away (half the packing time of a build)."""
+    """The layer in int8 as PyTorch's dynamic quantization converts it (`quantize_dynamic` with per-channel
+    weights, that is Linear.from_float): the same quantized weights and packing, without the full-size placeholder
+    weight that from_float packs first and throws away (half the packing time of a build)."""
     from torch.ao.nn.quantized.dynamic import Linear as Int8Linear
     from torch.ao.nn.quantized.modules.utils import _quantize_weight
     from torch.ao.quantization import per_channel_dynamic_qconfig
@@ -280,8 +287,7 @@ def read_model(path: str, quantize: bool = False) -> Network:
         # in the model's own type (float32)
         module._parameters[attr] = torch.nn.Parameter(tensor.to(module._parameters[attr].dtype), requires_grad=False)
         if quantize and isinstance(module, torch.nn.Linear) and not any(p.is_meta for p in module.parameters()):
-            parent, _, child = owner.rpartition(".")
-            setattr(modules[parent], child, _int8_linear(module))
+            _quantize_in_place(model, owner, module)
             del modules[owner]  # its float weights go now, not with the whole model
     missing = [n for n, p in model.named_parameters() if p.is_meta]
     if missing:
