@@ -19,6 +19,8 @@ def test_train_writes_a_scorer_and_its_model_card(labelled, tmp_path, capsys):
     assert "--priors aer: nested grouped CV" in card and "--priors none: nested grouped CV" in card
     assert "--folds 3 --resize-to test" in card and "6 topics" in card and "(4-4 questions" in card
     assert "documents\n  for topics 1-6" in card  # read from the data, not a fixed range
+    environment = next(line for line in card.splitlines() if line.startswith("- Environment: Python "))
+    assert "scikit-learn " in environment and "spacy " in environment and "not installed" not in environment
 
 
 def test_ablation_prints_both_regimes(labelled, capsys):

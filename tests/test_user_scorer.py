@@ -43,6 +43,7 @@ def test_user_topics_replace_the_none_scorer_and_keep_the_aer_one(user_topics, t
     card = model.with_suffix(".md").read_text()
     assert card.count("## `--priors none`: a user's own topics") == 1 and "2 topics, held-out AER score" in card
     assert "--priors none: nested grouped CV" not in card  # the replaced scorer's figures are gone
+    assert "- Environment: Python " in card[card.index("## `--priors none`"):]  # what it was trained with
     assert load_scorer(model, "none")[0].bias == saved["none"].bias
     assert answer.main(["--data", str(user_topics / "key-bridge"), "--model", str(model), "--out",
                         str(tmp_path / "p.jsonl"), "--quiet"]) == 0

