@@ -158,8 +158,8 @@ def stated_before_none(analysis, probabilities: dict, bias: int) -> dict:
         pairs = [(event, slots.target) for event in slots.options.values() if event != slots.target]
         if q.none_label is None or any(100 * logit(probabilities[p], 1e-4) > bias for p in pairs):
             continue
-        stated = [p for p in pairs if frame.iloc[row[p]]["stated_cause"] > 0
-                  and not (frame.iloc[row[p]][list(AGAINST)] > 0).any()]
+        stated = [p for p in pairs if (values := frame.iloc[row[p]])["stated_cause"] > 0
+                  and not (values[list(AGAINST)] > 0).any()]
         if stated:
             raised[max(stated, key=probabilities.get)] = above
     return raised

@@ -286,7 +286,8 @@ def read_model(path: str, quantize: bool = False) -> Network:
         _check_shape(file, name, tensor.shape, module._parameters[attr])
         # in the model's own type (float32)
         module._parameters[attr] = torch.nn.Parameter(tensor.to(module._parameters[attr].dtype), requires_grad=False)
-        if quantize and isinstance(module, torch.nn.Linear) and not any(p.is_meta for p in module.parameters()):
+        # a layer whose weights are all read, picked as int8 picks them (linear layers, not their subclasses)
+        if quantize and type(module) is torch.nn.Linear and not any(p.is_meta for p in module.parameters()):
             _quantize_in_place(model, owner, module)
             del modules[owner]  # its float weights go now, not with the whole model
     missing = [n for n, p in model.named_parameters() if p.is_meta]
