@@ -21,13 +21,15 @@ from ..data.load import id_ranges
 from ..reason.groups import PRIORS
 from ..run.output import check_outputs
 from ..data.files import write_files
-from .common import plural, positive, run_command
+from .common import at_least, plural, positive, run_command
 from .lab import cv_inputs, cv_parser
 
 if TYPE_CHECKING:
     from ..learn.bands import BlendReport
     from ..learn.crossval import TopicShape
     from ..learn.scorer import SizeBlend
+
+STATEMENT_EPOCHS = 2  # the reader of causal statements' epochs, where --epochs is not given
 
 # The modelling imports sit in the functions that use them, after the options are read: --help stays fast.
 
@@ -137,15 +139,36 @@ def build_parser():
     reader = parser.add_argument_group("the cross-encoder reader (--reader crossencoder)")
     reader.add_argument("--reader", choices=["crossencoder"], help="train this reader instead of the edge scorer")
     reader.add_argument("--base", default=DEFAULT_ENCODER, help="encoder to fine-tune: local path or hub name")
-    reader.add_argument("--epochs", type=positive(int), default=3, help="fine-tuning epochs (default 3)")
+    reader.add_argument("--epochs", type=positive(int), default=3,
+                        help=f"fine-tuning epochs (default 3; {STATEMENT_EPOCHS} for --reader-model)")
     reader.add_argument("--seed", type=int, default=0, help="seed of the fine-tuning (default 0)")
     reader.add_argument("--no-evidence", dest="evidence", action="store_false", help="read the question text alone")
+    statements = parser.add_argument_group("the reader of causal statements (--reader-model FOLDER)")
+    statements.add_argument("--reader-model", type=Path, metavar="FOLDER",
+                            help="train the reader of causal statements (causalgraph.read) instead, and write it here")
+    statements.add_argument("--causal-news", type=Path, default=Path("../shared/causal-news"),
+                            help="the Causal News Corpus folder (default ../shared/causal-news)")
+    statements.add_argument("--storyline", type=Path, default=Path("../shared/storyline"),
+                            help="the EventStoryLine folder (default ../shared/storyline)")
+    statements.add_argument("--reader-folds", type=at_least(0), default=2,
+                            help="cross-validation folds measured before the final fit (0: none; default 2)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.reader_model is not None:
+        if args.data or args.user_topics or args.reader or args.out:
+            parser.error("--reader-model trains the reader of causal statements alone: drop --data, --user-topics, --reader and --out")
+        if args.reader_model.resolve().is_relative_to(PACKAGE_DIR) and not args.force:
+            parser.error(f"--reader-model {args.reader_model} is inside the installed package (the shipped reader "
+                         "lives there); add --force to write there")
+        if args.epochs == parser.get_default("epochs"):
+            args.epochs = STATEMENT_EPOCHS
+        from .train_statements import reader_model_main
+
+        return reader_model_main(args)
     given = [f"--{name.replace('_', '-')}" for name in ("base", "epochs", "seed")
              if getattr(args, name) != parser.get_default(name)] + ([] if args.evidence else ["--no-evidence"])
     if args.reader is None and given:
