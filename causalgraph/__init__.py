@@ -4,6 +4,7 @@
     reasoner = cg.Reasoner.load()            # the shipped edge scorer and rules; readers as arguments
     for answer in reasoner.answer(cg.demo_topics()):
         print(answer.qid, answer.labels, answer.explanation)
+    reading = cg.read("Two Maoists were killed when police returned fire.")  # the trained reader of statements
 
 The names below are imported on first use, so that `import causalgraph` (and every command) starts fast.
 """
@@ -20,10 +21,12 @@ _EXPORTS = {
     "Topic": "data", "Question": "data", "DataError": "data", "question_score": "data",
 }
 __all__ = ["Answer", "DataError", "Judgement", "Question", "ReaderJudgements", "Reasoner", "SolverParams", "Topic",
-           "demo_topics", "load_topics", "question_score"]
+           "demo_topics", "load_topics", "question_score", "read"]
 
 
 def __getattr__(name: str):
+    if name == "read":  # the subpackage, callable as its function read(text, pairs)
+        return importlib.import_module(".read", __name__)
     if name not in _EXPORTS:
         raise AttributeError(f"module 'causalgraph' has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)

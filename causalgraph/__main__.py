@@ -11,12 +11,13 @@ from .cli import common
 from .cli.common import run_command
 from .config import default_cache_dir
 
-COMMANDS = ("answer", "evaluate", "calibrate", "train", "ablation", "encoders", "nli", "timeline", "visualize", "sizes")
+COMMANDS = ("answer", "read", "evaluate", "calibrate", "train", "ablation", "encoders", "nli", "timeline", "visualize", "sizes")
 SUMMARIES = {
     "answer": "answer your own topics, a split of the AER data or the demo topic, with explanations",
+    "read": "read the causal statements of texts with the trained reader: causal or not, cause and effect, direction",
     "evaluate": "score a prediction file with the official metric, with its breakdown",
     "calibrate": "a reader's fusion parameters from its answers to a labelled split, under grouped CV",
-    "train": "retrain the edge scorer (or the cross-encoder reader) with grouped CV and a model card",
+    "train": "retrain the edge scorer (or a reader) with grouped CV and a model card",
     "ablation": "the grouped-CV score of the rule program with each rule group off",
     "encoders": "compare sentence encoders for the similarity features under grouped CV",
     "nli": "measure the fine-tuned pair (NLI) model under grouped CV",

@@ -18,6 +18,7 @@ from ..evidence.topic import DocumentEvidence, read_evidence
 from ..evidence.timeline import Timeline, timeline_graph
 from ..graph.features import structure_features
 from ..graph.topic import build_graph, candidate_pairs, gold_pair_labels
+from ..read.reader import shipped_reader
 from ..text.embed import encode
 from ..text.extract import DocumentReading, TopicExtraction, read_documents
 from .table import PairTable, pair_table
@@ -119,12 +120,13 @@ ANALYSIS_STAGES = ("reading", "embedding", "evidence")
 
 def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool = True,
                   store: DocumentStore | None = None, seconds: dict[str, float] | None = None,
-                  second_encoder: str | None = None) -> TopicAnalysis:
+                  second_encoder: str | None = None, statements: bool = False) -> TopicAnalysis:
     """One way through a topic: its documents read by spaCy and their sentences embedded (through `store`, which a
     cache may serve; none when `documents` is False: then the analysis holds no evidence from them), the graph
     of its questions, the events' embeddings, the evidence of every candidate pair and the pair features, each
     built once; with `second_encoder`, the embeddings, evidence and features once more by that encoder (the
-    same spaCy reading). `seconds`, where given, gets the seconds of each of ANALYSIS_STAGES."""
+    same spaCy reading); with `statements`, the trained reader's statements too (evidence/reading.py). `seconds`,
+    where given, gets the seconds of each of ANALYSIS_STAGES."""
     store = store or Uncached(encoder)
     docs = topic.documents if documents else []
     start = time.perf_counter()
@@ -140,10 +142,11 @@ def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool 
         second_vectors = encode(texts, second_encoder, streamed=True)
         second_embedded = DocumentVectors.join(store.vectors(docs, readings, second_encoder), second_vectors.shape[1])
     embedding = time.perf_counter()
-    evidence = read_evidence(extraction, embedded, graph, pairs, encoder)
+    reader = shipped_reader() if statements and docs else None
+    evidence = read_evidence(extraction, embedded, graph, pairs, encoder, reader)
     if second_encoder:
-        second = SecondReading(second_encoder, read_evidence(extraction, second_embedded, graph, pairs, second_encoder),
-                               second_vectors)
+        second = SecondReading(second_encoder, read_evidence(extraction, second_embedded, graph, pairs, second_encoder,
+                                                             reader), second_vectors)
     analysis = _assemble(without_text(topic), graph, extraction, evidence, vectors, encoder, second)
     if seconds is not None:
         seconds.update(reading=read - start, embedding=embedding - read, evidence=time.perf_counter() - embedding)

@@ -41,7 +41,8 @@ CACHE_FORMAT = 3  # bump when the entry layout changes
 # The package's code that reading a document runs, and that `analyse_topic` runs, relative to the package folder.
 READING_CODE = ("config.py", "data", "text")
 VECTORS_CODE = READING_CODE + ("evidence/retrieve.py",)  # which encoder, and how, embeds the sentences
-ANALYSIS_CODE = READING_CODE + ("graph", "evidence", "analysis/analyse.py", "analysis/table.py")
+ANALYSIS_CODE = READING_CODE + ("graph", "evidence", "analysis/analyse.py", "analysis/table.py", "read",
+                                "models/reader/reader.safetensors", "models/reader/reader.json")
 
 log = logging.getLogger(__name__)
 
@@ -117,14 +118,17 @@ class AnalysisCache:
     documents: bool = True  # whether the analyses read the documents
     reading_salt: str = ""
     second: str | None = None  # the encoder of a second reading (analysis.analyse.SecondReading)
+    statements: bool = False  # whether the analyses hold the trained reader's statements (evidence/reading.py)
 
     @classmethod
     def open(cls, root: str | os.PathLike, encoder: str, documents: bool = True,
-             second: str | None = None) -> "AnalysisCache":
+             second: str | None = None, statements: bool = False) -> "AnalysisCache":
         encoders = encoder_version(encoder) + (f"\nsecond={encoder_version(second)}" if second else "")
-        salt = hashlib.sha256(f"{code_version()}\n{environment_version()}\n{encoders}\ndocuments={documents}".encode())
+        salt = hashlib.sha256(f"{code_version()}\n{environment_version()}\n{encoders}\ndocuments={documents}"
+                              f"\nstatements={statements}".encode())
         reading = hashlib.sha256(f"{code_version(READING_CODE)}\n{environment_version()}".encode())
-        return cls(Path(root).expanduser().resolve(), encoder, salt.hexdigest(), documents, reading.hexdigest(), second)
+        return cls(Path(root).expanduser().resolve(), encoder, salt.hexdigest(), documents, reading.hexdigest(), second,
+                   statements)
 
     def vectors_salt(self, encoder: str) -> str:
         """The salt of the entries of the documents' embeddings by `encoder`."""
@@ -183,7 +187,8 @@ class AnalysisCache:
         analysis = self.load(topic)
         if analysis is not None:
             return analysis, True
-        analysis = analyse_topic(topic, self.encoder, self.documents, self, seconds, second_encoder=self.second)
+        analysis = analyse_topic(topic, self.encoder, self.documents, self, seconds, second_encoder=self.second,
+                                 statements=self.statements)
         self.store(topic, analysis)
         return analysis, False
 

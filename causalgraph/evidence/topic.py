@@ -46,16 +46,16 @@ class DocumentEvidence:
 
 
 def read_evidence(extraction: TopicExtraction, embedded: DocumentVectors, graph: nx.DiGraph,
-                  pairs: list[tuple[int, int]], encoder: str) -> DocumentEvidence:
+                  pairs: list[tuple[int, int]], encoder: str, reader=None) -> DocumentEvidence:
     """The evidence of the graph's events and candidate `pairs`, from the extraction and the embeddings of its
-    sentences and cue clauses (`embedded`, in the extraction's order)."""
+    sentences and cue clauses (`embedded`, in the extraction's order); `reader`, the trained reader of statements
+    where its statements are wanted."""
     texts = [graph.nodes[n]["text"] for n in graph]
     # without a sentence to compare them with, the events' embeddings serve nothing (and need no encoder)
     vectors = embed_events(texts, encoder) if extraction.sentences else np.zeros((len(texts), 0), dtype=np.float32)
     retrieval = retrieve(extraction, embedded.sentences, texts, vectors)
     cue_vectors = {cue: (embedded.cues[i, 0], embedded.cues[i, 1]) for i, cue in enumerate(extraction.cues)}
-    reader = PairReader(extraction, retrieval, texts, vectors, cue_vectors)
-    read = [reader.read(e, t) for e, t in pairs]
+    read = PairReader(extraction, retrieval, texts, vectors, cue_vectors, reader).read_pairs(pairs)
     features = np.array([f for f, _ in read]).reshape(len(pairs), len(EVIDENCE_FEATURES))
     mentions = {n: [(extraction.titles[extraction.sentences[s].doc], extraction.sentences[s].text)
                     for s, _ in retrieval.best(n)] for n in range(len(texts)) if extraction.sentences}

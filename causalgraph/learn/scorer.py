@@ -20,6 +20,7 @@ from ..data import DataError
 from ..data.odds import logit
 from ..analysis.table import FEATURE_GROUPS, FEATURES, SECOND, PairTable, second_frame, second_reading, table_blank
 from ..evidence.features import GROUPS as EVIDENCE_GROUPS
+from ..evidence.reading import READ_FEATURES
 from ..graph.features import QUESTION_FEATURES, STRUCTURE_FEATURES
 from ..reason.solve import SolverParams
 
@@ -194,6 +195,11 @@ def second_encoder(scorer: Scorer) -> str | None:
 def reads_documents(scorer: Scorer) -> bool:
     """Whether the scorer uses any document feature; if not, answering need not read the documents."""
     return bool(set(scorer.features or ()) - set(STRUCTURE_FEATURES))
+
+
+def reads_statements(scorer: Scorer) -> bool:
+    """Whether the scorer uses the trained reader's statements (evidence/reading.py), which the analysis then reads."""
+    return bool(set(scorer.features or ()) & set(READ_FEATURES))
 
 
 def edge_scores(table: PairTable, scorer: Scorer) -> dict[tuple[int, int], float]:

@@ -5,7 +5,9 @@ and across sentences, and which of two given events caused the other."""
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +19,13 @@ from .model import MARKERS, PAIR_CLASSES, TAGS, Encoded, ReaderNet, Tokens, load
 READER_DIR = PACKAGE_DIR / "models" / "reader"  # the shipped reader: its weights, settings and card
 BATCH = 32
 ACROSS = 2  # sentences apart that a statement across sentences may span
-THRESHOLD = 0.5  # the probability a statement needs to be read
+THRESHOLD = 0.5  # the probability a statement within a sentence needs to be read
+# The probability a statement across sentences needs: the pair head learned pairs across sentences from
+# EventStoryLine's event words alone, and reads two tagged clauses of near sentences as linked far more often (no
+# annotated spans across sentences to measure it on; BENCHMARKS.md, "The reader of causal statements")
+ACROSS_THRESHOLD = 0.9
 MAX_SPANS = 12  # spans of a document's sentences paired across sentences, the most likely kept
+MEMO = 100_000  # pair readings kept, so that a passage read again (a second reading of the topic) is not
 Span = tuple[int, int]
 
 
@@ -98,7 +105,8 @@ class CausalReader:
     def __init__(self, net: ReaderNet, settings: dict, base_path: str):
         self.net, self.settings = net, settings
         self.tokens = Tokens(base_path, int(settings.get("max_length", 192)))
-        self.pair_threshold = float(settings.get("pair_threshold", THRESHOLD))
+        self.memo: dict[tuple[str, Span, Span], np.ndarray] = {}
+        self.lock = threading.Lock()  # one reading at a time: torch's threads are the machine's
 
     @classmethod
     def load(cls, folder: str | Path = READER_DIR, quantized: bool = True) -> "CausalReader":
@@ -148,10 +156,19 @@ class CausalReader:
             out.append((self.tokens.frame(e, keep), keep.index(a_tok) + 1, keep.index(b_tok) + 1))
         return out
 
-    @torch.inference_mode()
     def pairs(self, passages: list[tuple[str, Span, Span]]) -> np.ndarray:
         """For each passage and its two events a and b: the probabilities of PAIR_CLASSES (none, a caused b, b
-        caused a)."""
+        caused a); a passage read before (MEMO) is not read again."""
+        with self.lock:
+            new = list(dict.fromkeys(p for p in passages if p not in self.memo))
+            if new:
+                if len(self.memo) + len(new) > MEMO:
+                    self.memo.clear()
+                self.memo.update(zip(new, self._read_pairs(new)))
+            return np.array([self.memo[p] for p in passages]).reshape(len(passages), len(PAIR_CLASSES))
+
+    @torch.inference_mode()
+    def _read_pairs(self, passages: list[tuple[str, Span, Span]]) -> np.ndarray:
         inputs = self.pair_inputs(passages)
         out = np.zeros((len(passages), len(PAIR_CLASSES)))
         for idx in self._batches(len(inputs), [len(x[0].ids) for x in inputs]):
@@ -178,36 +195,53 @@ class CausalReader:
         tagged = self.spans(texts) if texts else []
         # candidate statements, (text, the passage's offset in it, (passage, a, b)): a cause and an effect tagged
         # in one sentence; and the MAX_SPANS likeliest spans of a text, paired across sentences ACROSS apart
-        candidates: list[tuple[int, int, tuple[str, Span, Span]]] = []
+        candidates: list[tuple[int, int, tuple[str, Span, Span], float]] = []  # and the threshold it needs
         for k, (text, _) in enumerate(items):
             rows = rows_of[k]
             found = [(n, (flat[i][1][0] + s, flat[i][1][0] + e, kind, p))
                      for n, i in enumerate(rows) for s, e, kind, p in tagged[i]]
             for n, c in found:
                 lo, hi = flat[rows[n]][1]
-                candidates += [(k, lo, (text[lo:hi], (c[0] - lo, c[1] - lo), (x[0] - lo, x[1] - lo)))
+                candidates += [(k, lo, (text[lo:hi], (c[0] - lo, c[1] - lo), (x[0] - lo, x[1] - lo)), THRESHOLD)
                                for m, x in found if m == n and c[2] == "C" and x[2] == "E"]
             strongest = sorted(found, key=lambda f: -f[1][3])[:MAX_SPANS]
             for n, x in strongest:
                 for m, y in strongest:
                     if 0 < m - n <= ACROSS:
                         lo, hi = flat[rows[n]][1][0], flat[rows[m]][1][1]
-                        candidates.append((k, lo, (text[lo:hi], (x[0] - lo, x[1] - lo), (y[0] - lo, y[1] - lo))))
-        given = [(k, (text, a, b)) for k, (text, pairs) in enumerate(items) for a, b in pairs]
-        passages = [c for _, _, c in candidates] + [g for _, g in given]
+                        candidates.append((k, lo, (text[lo:hi], (x[0] - lo, x[1] - lo), (y[0] - lo, y[1] - lo)),
+                                           ACROSS_THRESHOLD))
+        given = [(k, passage(text, [flat[i][1] for i in rows_of[k]], a, b))
+                 for k, (text, pairs) in enumerate(items) for a, b in pairs]
+        passages = [c for _, _, c, _ in candidates] + [g for _, g in given]
         probs = self.pairs(passages) if passages else np.zeros((0, len(PAIR_CLASSES)))
         statements: list[set[Statement]] = [set() for _ in items]
-        for (k, lo, (_, a, b)), p in zip(candidates, probs[: len(candidates)]):
+        for (k, lo, (_, a, b), threshold), p in zip(candidates, probs[: len(candidates)]):
             a, b = (a[0] + lo, a[1] + lo), (b[0] + lo, b[1] + lo)
-            if p[1] >= self.pair_threshold:
+            if p[1] >= threshold:
                 statements[k].add(Statement(a, b, float(p[1])))
-            elif p[2] >= self.pair_threshold:
+            elif p[2] >= threshold:
                 statements[k].add(Statement(b, a, float(p[2])))
         readings = [Reading(float(max(causal[rows_of[k]], default=0.0)),
                             sorted(statements[k], key=lambda s: (s.cause, s.effect, -s.p))) for k in range(len(items))]
-        for (k, (_, a, b)), p in zip(given, probs[len(candidates):]):
+        for (k, _), (a, b), p in zip(given, [pair for _, pairs in items for pair in pairs], probs[len(candidates):]):
             readings[k].pairs.append(PairReading(a, b, float(p[1]), float(p[2])))
         return readings
+
+
+def passage(text: str, spans: list[Span], a: Span, b: Span) -> tuple[str, Span, Span]:
+    """The sentences of `text` (`spans`) from the one where the first of a and b starts to the one where the last
+    ends, as the reader was trained to read a pair, with a and b shifted into it."""
+    first, last = min(a[0], b[0]), max(a[1], b[1])
+    lo = max((s for s, _ in spans if s <= first), default=0)
+    hi = min((e for _, e in spans if e >= last), default=len(text))
+    return text[lo:hi], (a[0] - lo, a[1] - lo), (b[0] - lo, b[1] - lo)
+
+
+@lru_cache(maxsize=1)
+def shipped_reader() -> CausalReader:
+    """The shipped reader (READER_DIR), in int8, loaded once."""
+    return CausalReader.load(READER_DIR)
 
 
 def decode(encoded: Encoded, probs: np.ndarray) -> list[tuple[int, int, str, float]]:

@@ -8,6 +8,7 @@ import networkx as nx
 
 from ..data import LABELS, Question
 from ..evidence.features import GROUPS, Source
+from ..evidence.reading import READ_FEATURES
 from ..readers.base import ReaderJudgements
 from ..text.dates import date_text, parse_date
 from ..text.extract import TopicExtraction
@@ -26,16 +27,19 @@ GROUP_WORDS = {"documents": "where the documents tell the two events (together, 
                               "mentions) state, or before it where a sentence relates the two",
                "told": "where each event is best told, and the documents' dates",
                "dependency cues": "a cue's cause and effect in the parse",
-               "statements": "what the sentences state of the two events, read with the connective's direction"}
+               "statements": "what the sentences state of the two events, read with the connective's direction",
+               "read statements": "what the sentences state of the two events, as the trained reader reads them"}
 EFFECT_SHOWN = 0.1
 # The statements that speak for an option being a cause, and against it: a group that lowers an option does not
 # cite the first (it lowered the option for another reason: a stronger statement of another option, say), nor does
 # one that raises it cite the second.
-FOR = ("stated_cause", "stated_cause_across", "stated_before")
-AGAINST = ("stated_consequence", "stated_consequence_across", "stated_not_cause", "stated_after")
+FOR = ("stated_cause", "stated_cause_across", "stated_before", "read_cause", "read_cause_across")
+AGAINST = ("stated_consequence", "stated_consequence_across", "stated_not_cause", "stated_after", "read_consequence",
+           "read_consequence_across")
 SENTENCES_SHOWN = 3
 # The sentences of a group in this order of the features they fed: a stated cause first, co-mention last.
-FEATURE_ORDER = ("stated_cause", "stated_cause_across", "stated_not_cause", "stated_consequence",
+FEATURE_ORDER = ("read_cause", "read_cause_across", "read_consequence", "read_consequence_across",
+                 "stated_cause", "stated_cause_across", "stated_not_cause", "stated_consequence",
                  "stated_consequence_across", "stated_after", "stated_before", "cue_forward", "dependency_cue_forward",
                  "nearby_sentences", "same_sentence", "told_order", "event_date_gap", "event_dated_after")
 
@@ -86,6 +90,8 @@ def evidence_line(option: dict) -> str | None:
         line += (", as told in " if top.get("dates") else ": ") + f"\"{first['sentence']}\""
         where = ", ".join(filter(None, (first["document"], first["document_date"])))
         line += f" ({where})" if where else ""
+        if first["feature"] in READ_FEATURES:  # the trained reader's probability, with what it read there
+            line += f": it {first['role']}"
     elif not top.get("dates"):
         line += f": {top['what']}"
     return line

@@ -13,7 +13,7 @@ from pathlib import Path
 from ..analysis.analyse import ANALYSIS_STAGES, TopicAnalysis, analyse_topic
 from ..analysis.cache import AnalysisCache
 from ..data import Topic
-from ..learn.scorer import (Scorer, edge_scores, evidence_effects, load_scorer, reads_documents, second_encoder,
+from ..learn.scorer import (Scorer, edge_scores, evidence_effects, load_scorer, reads_documents, reads_statements, second_encoder,
                             with_scorer_bias)
 from ..learn.user import VERSUS_CANDIDATES
 from ..readers.base import ReaderJudgements
@@ -105,12 +105,13 @@ class Analysed:
 def cache_for(root: str | os.PathLike, scorer: Scorer, encoder: str) -> AnalysisCache:
     """The analysis cache under `root` for what the scorer reads: its encoder, whether the documents, and with
     which second encoder (learn.scorer.second_encoder)."""
-    return AnalysisCache.open(root, encoder, reads_documents(scorer), second_encoder(scorer))
+    return AnalysisCache.open(root, encoder, reads_documents(scorer), second_encoder(scorer), reads_statements(scorer))
 
 
 def cache_fits(cache: AnalysisCache, scorer: Scorer, encoder: str) -> bool:
     """Whether the cache holds analyses as the scorer reads them (`cache_for`)."""
-    return (cache.encoder, cache.documents, cache.second) == (encoder, reads_documents(scorer), second_encoder(scorer))
+    return ((cache.encoder, cache.documents, cache.second, cache.statements)
+            == (encoder, reads_documents(scorer), second_encoder(scorer), reads_statements(scorer)))
 
 
 def analyse(topic: Topic, settings: Settings) -> Analysed:
@@ -125,7 +126,8 @@ def analyse(topic: Topic, settings: Settings) -> Analysed:
     start = time.perf_counter()
     stages = dict.fromkeys(ANALYSIS_STAGES, 0.0)
     if settings.cache is None:
-        analysis, cached = analyse_topic(topic, encoder, documents, seconds=stages, second_encoder=second), False
+        analysis, cached = analyse_topic(topic, encoder, documents, seconds=stages, second_encoder=second,
+                                         statements=reads_statements(scorer)), False
     else:
         analysis, cached = settings.cache.analyse(topic, stages)
     return Analysed(analysis, cached, {"analysis": time.perf_counter() - start, **stages})
