@@ -93,7 +93,7 @@ def test_an_unreachable_endpoint_is_one_clear_error(tmp_path, capsys):
     assert err.startswith(f"error: the LLM endpoint {url} failed") and "Traceback" not in err
 
 
-def test_rejected_replies_are_cached_too(tmp_path):
+def test_only_replies_that_pass_are_cached(tmp_path):
     server, url, calls = stub(["not JSON", json.dumps(GOOD)])
     try:
         assert LLMReader(url, "m", retries=1, cache_dir=tmp_path).judge_question(QUESTION, [])["A"].probability == 0.9
@@ -101,7 +101,22 @@ def test_rejected_replies_are_cached_too(tmp_path):
     finally:
         server.shutdown()
     entries = [json.loads(p.read_text()) for p in (tmp_path / "llm").glob("*.json")]
-    assert len(calls) == 2 and sorted(e["reply"] for e in entries) == sorted(["not JSON", json.dumps(GOOD)])
+    assert len(calls) == 3 and [e["reply"] for e in entries] == [json.dumps(GOOD)] * 2  # the rejected one asked again
+
+
+def test_a_rerun_after_the_server_is_fixed_asks_again(tmp_path, capsys):
+    fixed = []
+    server, url, calls = by_request(lambda request: (200, json.dumps(GOOD) if fixed else "The rain, I think."))
+    args = ["--demo", "--quiet", "--cache-dir", str(tmp_path / "cache"), "--llm-url", url, "--llm-model", "m",
+            "--llm-response-format", "json_schema", "--out", str(tmp_path / "p.jsonl")]
+    try:
+        assert answer.main(args) == 2
+        assert "verdicts on 0 of 8 questions (malformed replies, not cached: a rerun asks again)" in capsys.readouterr().err
+        asked, fixed[:] = len(calls), [True]
+        assert answer.main(args) == 0
+    finally:
+        server.shutdown()
+    assert len(calls) - asked == 8 and len(list((tmp_path / "cache" / "llm").glob("*.json"))) == 8
 
 
 def test_a_cache_folder_that_cannot_be_written_costs_a_warning(tmp_path, caplog):
@@ -150,7 +165,7 @@ def test_nested_message_content_is_a_malformed_reply(tmp_path, caplog):
     with HostileServer([hostile.nested_content]) as server:
         assert LLMReader(server.url, "m", retries=1, cache_dir=tmp_path).judge_question(QUESTION, []) == {}
     assert "2 malformed replies" in caplog.text and len(server.calls) == 2
-    assert len(list(tmp_path.glob("llm/*.json"))) == 2  # judged and rejected, each kept
+    assert not list(tmp_path.glob("llm/*.json"))  # rejected, so not kept
 
 
 @pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://127.0.0.1/v1", "127.0.0.1:8080/v1", "http://[::1/v1",
@@ -289,13 +304,14 @@ def test_an_endpoint_that_ignores_the_format_and_replies_in_prose(tmp_path, caps
     out = tmp_path / "p.jsonl"
     try:
         assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", url, "--llm-model", "m"]) == 2
-        assert "error: reader llm:m: verdicts on 0 of 8 questions (malformed replies); --keep-going answers " \
-               "without it" in capsys.readouterr().err
+        assert "error: reader llm:m: verdicts on 0 of 8 questions (malformed replies, not cached: a rerun asks " \
+               "again); --keep-going answers without it" in capsys.readouterr().err
         assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", url, "--llm-model", "m", "--keep-going",
                             "--out", str(out)]) == 0
     finally:
         server.shutdown()
-    assert "reader llm:m: verdicts on 0 of 8 questions (malformed replies); answered without it" in caplog.text
+    assert "reader llm:m: verdicts on 0 of 8 questions (malformed replies, not cached: a rerun asks again); " \
+           "answered without it" in caplog.text
     assert len(out.read_text().splitlines()) == 8
     assert {c.get("response_format", {}).get("type") for c in calls[:3]} == {"json_schema", "json_object", None}
 

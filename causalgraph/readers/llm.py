@@ -6,8 +6,8 @@ The response format is found once per run by asking the first question with a JS
 then a plain request, judging the reply (a server may answer 200 and ignore the format). Replies are checked
 against the schema; a malformed one is asked again, then recorded as no verdict (never a made-up one). Requests
 run concurrently (bounded), each with a deadline for the whole exchange, a cap on the reply's size and retries
-with backoff; every reply judged, a rejected one too, is cached on disk keyed by the endpoint, the model, the
-prompt and the format. The endpoint is someone else's server: nothing it sends is trusted, and what of it is echoed
+with backoff; every reply that passes the schema is cached on disk keyed by the endpoint, the model, the prompt
+and the format (a rejected one is not: a rerun asks again). The endpoint is someone else's server: nothing it sends is trusted, and what of it is echoed
 loses its control characters."""
 
 from __future__ import annotations
@@ -232,15 +232,17 @@ class LLMReader:
         raise error(f"the LLM endpoint {printable(self.url)} failed {self.retries + 1} times ({problem})")
 
     def _cached_reply(self, body: dict, retry_status: bool = True) -> str:
-        """The reply to `body`, from this reader's replies or the cache where it was asked before (every reply
-        judged is kept, a rejected one too), keyed by the endpoint and the request (the model's name, the
-        prompt and the format among it): two servers that serve a model of one name are asked apart."""
+        """The reply to `body`, from this reader's replies or the cache where it was asked before (a reply is
+        cached only where it passes the schema: a rejected one is asked again by a rerun), keyed by the endpoint
+        and the request (the model's name, the prompt and the format among it): two servers that serve a model
+        of one name are asked apart."""
         key = {"endpoint": self.url, **body}
         text = json.dumps(key, sort_keys=True)
         if text not in self.replies:
             self.replies[text] = cached_json(
                 self.cache_dir, "llm", key, lambda: {"model": self.model, "reply": self._post(body, retry_status)},
-                keep=lambda entry: isinstance(entry, dict) and isinstance(entry.get("reply"), str))["reply"]
+                keep=lambda entry: isinstance(entry, dict) and isinstance(entry.get("reply"), str)
+                and parse_reply(entry["reply"]) is not None)["reply"]
         return self.replies[text]
 
     def _body(self, question: Question, passages: list[tuple[str, str]], response_format: str, attempt: int) -> dict:

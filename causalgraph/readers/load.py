@@ -95,7 +95,7 @@ def load_readers(topics: list[Topic], *, scores: Iterable[str | os.PathLike] = (
             readers.append(judged)
         else:
             line = (f"reader {judged.reader}: verdicts on 0 of {sum(len(t.questions) for t in topics)} questions "
-                    "(malformed replies)")
+                    "(malformed replies, not cached: a rerun asks again)")
             if not keep_going:
                 raise EndpointError(f"{line}; --keep-going answers without it")
             log.warning("%s; answered without it", line)
