@@ -255,13 +255,15 @@ def test_llm_reader_on_the_demo_against_a_real_local_server(llama_server, tmp_pa
     assert replies and all(json.loads(p.read_text())["model"] == "smollm2" for p in replies)
 
 
-def by_request(reply):
+def by_request(reply, headers: list | None = None):
     """A loopback chat-completions server whose reply to each request is `reply(request)`: (status, content),
-    content None for a status with no body."""
+    content None for a status with no body; each request's headers are added to `headers` if given."""
     calls = []
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
+            if headers is not None:
+                headers.append(dict(self.headers))
             calls.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
             status, content = reply(calls[-1])
             if content is None:
@@ -348,3 +350,37 @@ def test_the_readme_recipe_gives_verdicts(tmp_path):
     assert shown.returncode == 0, shown.stderr
     questions = shown.stdout.split("\n- ")[1:]
     assert len(questions) == 8 and sum("llm:smollm2" in q for q in questions) >= 5
+
+
+@pytest.mark.parametrize("url, sent", [
+    ("https://api.example.com/v1", True), ("http://127.0.0.1:8080/v1", True), ("http://127.8.9.10/v1", True),
+    ("http://localhost:8080/v1", True), ("http://[::1]:8080/v1", True), ("http://192.168.1.5:8080/v1", False),
+    ("http://api.example.com/v1", False), ("http://localhost.example.com/v1", False),
+])
+def test_the_api_key_goes_only_to_https_or_loopback(url, sent, monkeypatch, caplog):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    assert ("Authorization" in LLMReader(url, "m").headers()) == sent
+    assert ("not sent" in caplog.text) == (not sent) and "sk-secret" not in caplog.text
+    assert LLMReader(url, "m", send_key_over_http=True).headers()["Authorization"] == "Bearer sk-secret"
+
+
+def test_the_api_key_reaches_a_loopback_server(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    seen: list = []
+    server, url, calls = by_request(lambda request: (200, json.dumps(GOOD)), seen)
+    try:
+        LLMReader(url, "m", retries=0).judge_question(QUESTION, [])
+    finally:
+        server.shutdown()
+    assert seen[0]["Authorization"] == "Bearer sk-secret"
+
+
+def test_a_password_in_the_url_is_never_printed(capsys):
+    url = f"http://user:hunter2@127.0.0.1:{free_port()}/v1"
+    with pytest.raises(EndpointError) as error:
+        LLMReader(url, "m", retries=0).judge_question(QUESTION, [])
+    assert "hunter2" not in str(error.value) and "http://***@127.0.0.1" in str(error.value)
+    assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", url]) == 2
+    assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", "http://user:hunter2@[::1/v1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error: ") == 2 and "hunter2" not in err and "user" not in err

@@ -164,7 +164,11 @@ def add_reader_options(parser: argparse.ArgumentParser) -> None:
     llm = parser.add_argument_group("LLM reader (any OpenAI-compatible chat-completions endpoint)")
     llm.add_argument("--llm-url", help="base URL of the endpoint, e.g. http://127.0.0.1:8080/v1")
     llm.add_argument("--llm-model", default="default", help="model name sent with each request")
-    llm.add_argument("--llm-key-env", default="OPENAI_API_KEY", help="environment variable that holds the API key, if any")
+    llm.add_argument("--llm-key-env", default="OPENAI_API_KEY",
+                     help="environment variable that holds the API key, if any; it is sent over https or to this "
+                          "machine (localhost, 127.0.0.0/8, ::1) only")
+    llm.add_argument("--llm-send-key-over-http", action="store_true",
+                     help="send the API key to a plain http endpoint on another machine too (the network can read it)")
     llm.add_argument("--llm-concurrency", type=positive(int, 64), default=4, help="requests in flight at once")
     llm.add_argument("--llm-response-format", choices=list(RESPONSE_FORMATS),
                      help="how the reply schema is sent: OpenAI's json_schema (vLLM, hosted APIs), json_object "
@@ -201,6 +205,7 @@ def load_readers(args: argparse.Namespace, topics: list) -> tuple[ReaderJudgemen
         return read_readers(topics, scores=args.reader_scores, crossencoder=args.crossencoder,
                             llm_url=args.llm_url, llm_model=args.llm_model, llm_key_env=args.llm_key_env,
                             llm_concurrency=args.llm_concurrency, llm_response_format=args.llm_response_format,
+                            llm_send_key_over_http=args.llm_send_key_over_http,
                             cache_dir=cache, progress=not getattr(args, "quiet", False),
                             keep_going=getattr(args, "keep_going", False))
     except OSError as err:

@@ -13,6 +13,7 @@ loses its control characters."""
 from __future__ import annotations
 
 import http.client
+import ipaddress
 import json
 import logging
 import os
@@ -54,6 +55,26 @@ PROBE_ORDER = ("json_schema", "json_object", "none")  # the formats tried, in th
 MAX_REPLY_BYTES = 1 << 20  # a reply of 200 tokens takes a few kB
 # A terminal's escape sequences: CSI (colours, cursor moves, clearing) and OSC (titles, links).
 ESCAPE_SEQUENCE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
+
+
+_KEY_WARNED: set[str] = set()  # the endpoints warned about
+
+
+def redacted(url: str) -> str:
+    """`url` with its user and password, if any, as ***: an error or log line never shows them."""
+    return re.sub(r"^([^:/?#]*://)[^/?#]*@", r"\1***@", url)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` names this machine: localhost, 127.0.0.0/8 or ::1 (an IPv4-mapped one too)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
 class EndpointError(RuntimeError):
@@ -112,7 +133,9 @@ def parse_reply(text: str) -> dict[str, Judgement] | None:
 @dataclass
 class LLMReader:
     """Judges every question of some topics through a chat-completions endpoint at `url` (the base URL, such as
-    http://127.0.0.1:8080/v1). The API key, if any, is read from the environment variable `key_env`."""
+    http://127.0.0.1:8080/v1). The API key, if any, is read from the environment variable `key_env` and sent
+    only over https or to a loopback address (this machine), unless `send_key_over_http`: elsewhere plain http
+    would show it to the network."""
 
     url: str
     model: str
@@ -126,6 +149,7 @@ class LLMReader:
     weight: int = 100
     response_format: str | None = None  # a key of RESPONSE_FORMATS; None: found by judge() (PROBE_ORDER)
     max_reply_bytes: int = MAX_REPLY_BYTES  # a longer reply is an error
+    send_key_over_http: bool = False  # send the API key to a plain http endpoint that is not loopback too
     replies: dict[str, str] = field(default_factory=dict, repr=False)  # this reader's replies, by request
 
     def __post_init__(self):
@@ -133,9 +157,30 @@ class LLMReader:
             parts = urllib.parse.urlsplit(self.url)
             parts.port  # noqa: B018 (a port that is not a number raises here)
         except ValueError as err:
-            raise EndpointError(f"{printable(self.url)}: not a URL ({err})") from None
+            raise EndpointError(f"{self.shown}: not a URL ({err})") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise EndpointError(f"{printable(self.url)}: the LLM endpoint must be an http:// or https:// URL")
+            raise EndpointError(f"{self.shown}: the LLM endpoint must be an http:// or https:// URL")
+        if os.environ.get(self.key_env) and not self.sends_key() and self.shown not in _KEY_WARNED:
+            _KEY_WARNED.add(self.shown)
+            log.warning("%s: the API key in $%s is not sent over plain http to a host that is not this machine; "
+                        "--llm-send-key-over-http sends it", self.shown, self.key_env)
+
+    @property
+    def shown(self) -> str:
+        """The URL as error and log lines show it: without a user or password, control characters dropped."""
+        return printable(redacted(self.url))
+
+    def sends_key(self) -> bool:
+        """Whether the API key may go to this endpoint: https, loopback, or `send_key_over_http`."""
+        parts = urllib.parse.urlsplit(self.url)
+        return parts.scheme == "https" or is_loopback(parts.hostname or "") or self.send_key_over_http
+
+    def headers(self) -> dict[str, str]:
+        """The headers of each request, the API key among them where it is set and may go there (sends_key)."""
+        headers = {"Content-Type": "application/json", "User-Agent": "causalgraph"}
+        if os.environ.get(self.key_env) and self.sends_key():
+            headers["Authorization"] = f"Bearer {os.environ[self.key_env]}"
+        return headers
 
     @property
     def name(self) -> str:
@@ -165,9 +210,6 @@ class LLMReader:
                 except OSError:
                     pass
 
-        headers = {"Content-Type": "application/json", "User-Agent": "causalgraph"}
-        if os.environ.get(self.key_env):
-            headers["Authorization"] = f"Bearer {os.environ[self.key_env]}"
         path = f"{parts.path.rstrip('/')}/chat/completions" + (f"?{parts.query}" if parts.query else "")
         timer = threading.Timer(self.timeout, expire)
         timer.daemon = True
@@ -176,16 +218,16 @@ class LLMReader:
             connection.connect()
             if expired.is_set():
                 raise TimeoutError
-            connection.request("POST", path, payload, headers)
+            connection.request("POST", path, payload, self.headers())
             response = connection.getresponse()
             if (response.length or 0) > self.max_reply_bytes:
-                raise EndpointError(f"{printable(self.url)}: a reply of {response.length:,} bytes, over the "
+                raise EndpointError(f"{self.shown}: a reply of {response.length:,} bytes, over the "
                                     f"{self.max_reply_bytes:,} read")
             body = bytearray()
             while chunk := response.read1(65536):
                 body += chunk
                 if len(body) > self.max_reply_bytes:
-                    raise EndpointError(f"{printable(self.url)}: a reply over {self.max_reply_bytes:,} bytes")
+                    raise EndpointError(f"{self.shown}: a reply over {self.max_reply_bytes:,} bytes")
                 if expired.is_set():
                     raise TimeoutError
             if response.length:  # the server hung up before the Content-Length it promised
@@ -207,7 +249,7 @@ class LLMReader:
                 return content or ""
         except (ValueError, RecursionError, KeyError, IndexError, TypeError):  # not UTF-8 JSON, or nested too deeply
             pass
-        raise EndpointError(f"{printable(self.url)}: not an OpenAI-compatible chat-completions reply "
+        raise EndpointError(f"{self.shown}: not an OpenAI-compatible chat-completions reply "
                             f"({printable(body[:80].decode('utf-8', 'replace'), 80)!r})")
 
     def _post(self, body: dict, retry_status: bool = True) -> str:
@@ -226,10 +268,10 @@ class LLMReader:
                     return self._content(reply)
                 problem, error = f"HTTP {status}: {printable(reply[:300].decode('utf-8', 'replace'))}", StatusError
                 if (status < 500 and status != 429) or not retry_status:
-                    raise StatusError(f"{printable(self.url)}: {problem}")
+                    raise StatusError(f"{self.shown}: {problem}")
             if attempt < self.retries:
                 time.sleep(min(2**attempt, 30))
-        raise error(f"the LLM endpoint {printable(self.url)} failed {self.retries + 1} times ({problem})")
+        raise error(f"the LLM endpoint {self.shown} failed {self.retries + 1} times ({problem})")
 
     def _cached_reply(self, body: dict, retry_status: bool = True) -> str:
         """The reply to `body`, from this reader's replies or the cache where it was asked before (a reply is

@@ -71,6 +71,7 @@ def crossencoder_reader(model: str, weight: int = 100, cache_dir: Path | None = 
 def load_readers(topics: list[Topic], *, scores: Iterable[str | os.PathLike] = (),
                  crossencoder: str | None = None, llm_url: str | None = None, llm_model: str = "default",
                  llm_key_env: str = "OPENAI_API_KEY", llm_concurrency: int = 4, llm_response_format: str | None = None,
+                 llm_send_key_over_http: bool = False,
                  weight: int = 100, cache_dir: Path | None = None, progress: bool = True,
                  keep_going: bool = False) -> tuple[ReaderJudgements, ...]:
     """The judgements of a run's readers: the `scores` files (their ids matched with the questions of
@@ -89,7 +90,7 @@ def load_readers(topics: list[Topic], *, scores: Iterable[str | os.PathLike] = (
         readers.append(crossencoder_reader(crossencoder, weight, cache_dir).judge(topics, progress=progress))
     if llm_url:
         llm = LLMReader(llm_url, llm_model, llm_key_env, cache_dir, llm_concurrency, weight=weight,
-                        response_format=llm_response_format)
+                        response_format=llm_response_format, send_key_over_http=llm_send_key_over_http)
         judged = llm.judge(topics, progress=progress)
         if judged.judgements:
             readers.append(judged)
