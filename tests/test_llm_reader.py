@@ -6,6 +6,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -384,3 +385,50 @@ def test_a_password_in_the_url_is_never_printed(capsys):
     assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", "http://user:hunter2@[::1/v1"]) == 2
     err = capsys.readouterr().err
     assert err.count("error: ") == 2 and "hunter2" not in err and "user" not in err
+
+
+def test_a_hung_endpoint_is_bounded_by_the_reader_s_overall_timeout():
+    with HostileServer([hostile.hang]) as server:
+        start = time.monotonic()
+        with pytest.raises(EndpointError, match=rf"{server.url}: no whole answer in 1.5 s \(--llm-timeout\)"):
+            LLMReader(server.url, "m", total_timeout=1.5).judge_question(QUESTION, [])  # 120 s a request, 3 retries
+    assert time.monotonic() - start < 3
+
+
+@pytest.mark.parametrize("bound", [["--llm-timeout", "1.5"], ["--time-limit", "1.5"]])
+def test_answer_with_a_hung_endpoint_ends_at_its_bound_in_one_line(tmp_path, capsys, bound):  # the demo: one topic
+    out = tmp_path / "p.jsonl"
+    with HostileServer([hostile.good, hostile.hang]) as server:
+        start = time.monotonic()
+        assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", server.url, "--out", str(out), *bound]) == 2
+        seconds = time.monotonic() - start
+    err = capsys.readouterr().err
+    assert err == f"error: {server.url}: no whole answer in 1.5 s ({bound[0]})\n" and not out.exists()
+    assert seconds < 10
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("how, code, line", [(signal.SIGINT, 130, "interrupted; nothing written\n"),
+                                             (signal.SIGTERM, 143, "terminated; nothing written\n")])
+def test_a_signal_ends_a_run_waiting_on_a_hung_endpoint(tmp_path, how, code, line):
+    out = tmp_path / "p.jsonl"
+    with HostileServer([hostile.good, hostile.hang], lifetime=90) as server:
+        run = subprocess.Popen([sys.executable, "-m", "causalgraph.answer", "--demo", "--quiet", "--no-cache",
+                                "--llm-url", server.url, "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            while len(server.calls) < 5 and time.monotonic() < deadline and run.poll() is None:
+                time.sleep(0.1)  # the probe answered, then four requests in flight, each hanging
+            assert len(server.calls) == 5
+            time.sleep(0.5)
+            run.send_signal(how)
+            start = time.monotonic()
+            _, err = run.communicate(timeout=20)
+            seconds = time.monotonic() - start
+        finally:
+            run.kill()
+            run.wait()
+    assert (run.returncode, err) == (code, line) and seconds < 3 and not out.exists()

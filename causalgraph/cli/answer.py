@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "edge log-odds x 100; default: a priority level above all edge evidence")
     parser.add_argument("--bias", type=weight, help="precision bias per selected label (log-odds x 100); default: the model's")
     parser.add_argument("--time-limit", type=positive(float), help="seconds of solving per topic, all its searches together; "
-                        "the best answer set found by then is used")
+                        "the best answer set found by then is used; it bounds the LLM reader too (--llm-timeout)")
     parser.add_argument("--workers", type=workers_option, default="auto",
                         help="topics answered in parallel (processes); 'auto' (default): two where at least two topics "
                              f"must be analysed and their documents hold {PARALLEL_CHARS:,} characters or more, else one")

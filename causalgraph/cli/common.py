@@ -170,6 +170,10 @@ def add_reader_options(parser: argparse.ArgumentParser) -> None:
     llm.add_argument("--llm-send-key-over-http", action="store_true",
                      help="send the API key to a plain http endpoint on another machine too (the network can read it)")
     llm.add_argument("--llm-concurrency", type=positive(int, 64), default=4, help="requests in flight at once")
+    llm.add_argument("--llm-timeout", type=positive(float), default=300.0, metavar="SECONDS",
+                     help="seconds the LLM reader may take in all, its requests and retries together (default 300; "
+                          "--time-limit, where given, bounds it too, at that many seconds per topic); past them, a "
+                          "one-line error")
     llm.add_argument("--llm-response-format", choices=list(RESPONSE_FORMATS),
                      help="how the reply schema is sent: OpenAI's json_schema (vLLM, hosted APIs), json_object "
                           "(llama.cpp's Python server), or none (the prompt alone); default: found by asking the "
@@ -199,13 +203,18 @@ def reader_inputs(args: argparse.Namespace) -> list[Path]:
 
 def load_readers(args: argparse.Namespace, topics: list) -> tuple[ReaderJudgements, ...]:
     """The readers that the options name (see readers.load.load_readers), their judgements cached under
-    --cache-dir (the default cache folder where the command has none); OSError naming the option."""
+    --cache-dir (the default cache folder where the command has none), the LLM reader's time bounded by
+    --llm-timeout and by --time-limit per topic where the command has it; OSError naming the option."""
     cache = None if getattr(args, "no_cache", False) else getattr(args, "cache_dir", default_cache_dir())
+    timeout, bound_by = args.llm_timeout, "--llm-timeout"
+    if getattr(args, "time_limit", None) is not None and args.time_limit * len(topics) < timeout:
+        timeout, bound_by = args.time_limit * len(topics), "--time-limit"
     try:
         return read_readers(topics, scores=args.reader_scores, crossencoder=args.crossencoder,
                             llm_url=args.llm_url, llm_model=args.llm_model, llm_key_env=args.llm_key_env,
                             llm_concurrency=args.llm_concurrency, llm_response_format=args.llm_response_format,
-                            llm_send_key_over_http=args.llm_send_key_over_http,
+                            llm_send_key_over_http=args.llm_send_key_over_http, llm_timeout=timeout,
+                            llm_bound_by=bound_by,
                             cache_dir=cache, progress=not getattr(args, "quiet", False),
                             keep_going=getattr(args, "keep_going", False))
     except OSError as err:

@@ -5,8 +5,9 @@ passages, and replies with a verdict and a confidence per option in JSON.
 The response format is found once per run by asking the first question with a JSON schema, then a JSON object,
 then a plain request, judging the reply (a server may answer 200 and ignore the format). Replies are checked
 against the schema; a malformed one is asked again, then recorded as no verdict (never a made-up one). Requests
-run concurrently (bounded), each with a deadline for the whole exchange, a cap on the reply's size and retries
-with backoff; every reply that passes the schema is cached on disk keyed by the endpoint, the model, the prompt
+run concurrently (bounded) on daemon threads, each with a deadline for the whole exchange (capped by what is left
+of the reader's overall bound), a cap on the reply's size and retries with backoff; every wait has an owner
+(Waits) that the overall bound, the first failure or a signal stops at once, so no request outlives the run; every reply that passes the schema is cached on disk keyed by the endpoint, the model, the prompt
 and the format (a rejected one is not: a rerun asks again). The endpoint is someone else's server: nothing it sends is trusted, and what of it is echoed
 loses its control characters."""
 
@@ -17,15 +18,17 @@ import ipaddress
 import json
 import logging
 import os
+import queue
 import re
 import socket
 import threading
 import time
 import unicodedata
 import urllib.parse
-from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 from tqdm import tqdm
 
@@ -75,6 +78,49 @@ def is_loopback(host: str) -> bool:
         return False
     mapped = getattr(address, "ipv4_mapped", None)
     return address.is_loopback or (mapped is not None and mapped.is_loopback)
+
+
+class Waits:
+    """The owner of a reader's waits on its endpoint: an overall deadline, started by the first request, and a
+    stop that the deadline, the first failure or a signal sets, which ends every exchange in flight (its socket
+    shut) and every backoff at once."""
+
+    def __init__(self) -> None:
+        self.deadline: float | None = None
+        self.stopped = threading.Event()
+        self._lock = threading.Lock()
+        self._ends: set[Callable[[], None]] = set()
+
+    def left(self, seconds: float) -> float:
+        """Seconds left of an overall bound of `seconds` (started by the first call); 0 once stopped."""
+        with self._lock:
+            if self.deadline is None:
+                self.deadline = time.monotonic() + seconds
+            deadline = self.deadline
+        return 0.0 if self.stopped.is_set() else max(0.0, deadline - time.monotonic())
+
+    def sleep(self, seconds: float, bound: float) -> None:
+        """Wait `seconds`, less where the bound or a stop comes first."""
+        self.stopped.wait(min(seconds, self.left(bound)))
+
+    @contextmanager
+    def owning(self, end: Callable[[], None]):
+        """Within it, a stop calls `end` (which ends an exchange)."""
+        with self._lock:
+            self._ends.add(end)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._ends.discard(end)
+
+    def stop(self) -> None:
+        """Stop every wait: those in flight end now, those to come at once."""
+        self.stopped.set()
+        with self._lock:
+            ends = list(self._ends)
+        for end in ends:
+            end()
 
 
 class EndpointError(RuntimeError):
@@ -142,7 +188,9 @@ class LLMReader:
     key_env: str = "OPENAI_API_KEY"
     cache_dir: Path | None = None
     concurrency: int = 4
-    timeout: float = 120.0
+    timeout: float = 120.0  # per request, capped by what is left of total_timeout
+    total_timeout: float = 300.0  # all requests and retries of a judge() call (of judge_question calls, from the first)
+    bound_by: str = "--llm-timeout"  # the option that set total_timeout, as its error names it
     retries: int = 3  # per request, for network errors and malformed replies alike
     passages: int = 6
     max_tokens: int = 200
@@ -151,6 +199,7 @@ class LLMReader:
     max_reply_bytes: int = MAX_REPLY_BYTES  # a longer reply is an error
     send_key_over_http: bool = False  # send the API key to a plain http endpoint that is not loopback too
     replies: dict[str, str] = field(default_factory=dict, repr=False)  # this reader's replies, by request
+    waits: Waits = field(default_factory=Waits, repr=False, compare=False)
 
     def __post_init__(self):
         try:
@@ -191,18 +240,27 @@ class LLMReader:
         """The reader's name when it asks for `model`."""
         return f"llm:{model}"
 
+    def overdue(self) -> EndpointError:
+        """The error of a reader past its overall bound (or stopped)."""
+        return EndpointError(f"{self.shown}: no whole answer in {self.total_timeout:g} s ({self.bound_by})")
+
     def _exchange(self, payload: bytes) -> tuple[int, bytes]:
         """The status and body of one POST to the chat-completions path. TimeoutError when the whole exchange
         (connecting, sending, the headers and the body) takes over `timeout` seconds, however slowly the
-        server trickles; EndpointError for a reply over `max_reply_bytes`."""
+        server trickles; EndpointError for a reply over `max_reply_bytes`, and (overdue) where the overall bound
+        ends it or the waits are stopped."""
+        left = self.waits.left(self.total_timeout)
+        if left <= 0:
+            raise self.overdue()
+        timeout = min(self.timeout, left)
         parts = urllib.parse.urlsplit(self.url)
         assert parts.hostname  # __post_init__ refuses a URL without one
         kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         port = parts.port or (443 if parts.scheme == "https" else 80)  # an IPv6 host needs its port given
-        connection = kind(parts.hostname, port, timeout=self.timeout)
+        connection = kind(parts.hostname, port, timeout=timeout)
         expired = threading.Event()
 
-        def expire():  # ends a read that the server keeps alive byte by byte
+        def expire():  # ends a read that the server keeps alive byte by byte, or one that the waits' stop ends
             expired.set()
             if connection.sock is not None:
                 try:
@@ -211,29 +269,32 @@ class LLMReader:
                     pass
 
         path = f"{parts.path.rstrip('/')}/chat/completions" + (f"?{parts.query}" if parts.query else "")
-        timer = threading.Timer(self.timeout, expire)
+        timer = threading.Timer(timeout, expire)
         timer.daemon = True
         timer.start()
         try:
-            connection.connect()
-            if expired.is_set():
-                raise TimeoutError
-            connection.request("POST", path, payload, self.headers())
-            response = connection.getresponse()
-            if (response.length or 0) > self.max_reply_bytes:
-                raise EndpointError(f"{self.shown}: a reply of {response.length:,} bytes, over the "
-                                    f"{self.max_reply_bytes:,} read")
-            body = bytearray()
-            while chunk := response.read1(65536):
-                body += chunk
-                if len(body) > self.max_reply_bytes:
-                    raise EndpointError(f"{self.shown}: a reply over {self.max_reply_bytes:,} bytes")
+            with self.waits.owning(expire):
+                connection.connect()
                 if expired.is_set():
                     raise TimeoutError
-            if response.length:  # the server hung up before the Content-Length it promised
-                raise http.client.IncompleteRead(bytes(body), response.length)
-            return response.status, bytes(body)
+                connection.request("POST", path, payload, self.headers())
+                response = connection.getresponse()
+                if (response.length or 0) > self.max_reply_bytes:
+                    raise EndpointError(f"{self.shown}: a reply of {response.length:,} bytes, over the "
+                                        f"{self.max_reply_bytes:,} read")
+                body = bytearray()
+                while chunk := response.read1(65536):
+                    body += chunk
+                    if len(body) > self.max_reply_bytes:
+                        raise EndpointError(f"{self.shown}: a reply over {self.max_reply_bytes:,} bytes")
+                    if expired.is_set():
+                        raise TimeoutError
+                if response.length:  # the server hung up before the Content-Length it promised
+                    raise http.client.IncompleteRead(bytes(body), response.length)
+                return response.status, bytes(body)
         except (OSError, http.client.HTTPException):
+            if self.waits.stopped.is_set() or (expired.is_set() and timeout < self.timeout):
+                raise self.overdue() from None  # stopped, or the overall bound came before the request's
             if expired.is_set():
                 raise TimeoutError(f"no whole reply in {self.timeout:g} s") from None
             raise
@@ -270,7 +331,7 @@ class LLMReader:
                 if (status < 500 and status != 429) or not retry_status:
                     raise StatusError(f"{self.shown}: {problem}")
             if attempt < self.retries:
-                time.sleep(min(2**attempt, 30))
+                self.waits.sleep(min(2**attempt, 30), self.total_timeout)
         raise error(f"the LLM endpoint {self.shown} failed {self.retries + 1} times ({problem})")
 
     def _cached_reply(self, body: dict, retry_status: bool = True) -> str:
@@ -326,22 +387,49 @@ class LLMReader:
 
     def judge(self, topics: list[Topic], progress: bool = True) -> ReaderJudgements:
         """Judge every question of the topics, `concurrency` requests at a time, in the response format given,
-        else in the one that the first question finds (probe)."""
+        else in the one that the first question finds (probe), all within `total_timeout` seconds: the first
+        failure, the bound passed or a signal (KeyboardInterrupt, in this thread) stops every request at once."""
+        return replace(self, waits=Waits())._judge(topics, progress)
+
+    def _judge(self, topics: list[Topic], progress: bool) -> ReaderJudgements:
         work = [(q, index.for_question(q, self.passages)) for t in topics for index in [PassageIndex(t)] for q in t.questions]
-        if self.response_format is None and work:
-            found = self.probe(*work[0])
-            log.info("%s: response format %s", self.name, found)
-            return replace(self, response_format=found).judge(topics, progress)
-        judgements: dict[tuple[str, str], Judgement] = {}
-        with ThreadPoolExecutor(max_workers=self.concurrency) as pool, \
-                tqdm(total=len(work), desc=self.name, unit="question", disable=not progress) as bar:
-            futures = [pool.submit(self.judge_question, *w) for w in work]
-            try:
-                for (question, _), future in zip(work, futures):
-                    judgements.update({(question.qid, label): j for label, j in future.result().items()})
+        judged: dict[int, dict[str, Judgement]] = {}  # by the question's place in `work`
+        todo: queue.SimpleQueue = queue.SimpleQueue()
+        done: queue.SimpleQueue = queue.SimpleQueue()
+
+        def ask() -> None:  # a worker: the next question, until none is left or the waits are stopped
+            while not self.waits.stopped.is_set():
+                try:
+                    i = todo.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    done.put((i, self.judge_question(*work[i]), None))
+                except Exception as err:
+                    done.put((i, {}, err))
+                    return
+
+        try:
+            if self.response_format is None and work:
+                found = self.probe(*work[0])
+                log.info("%s: response format %s", self.name, found)
+                return replace(self, response_format=found)._judge(topics, progress)
+            for i in range(len(work)):
+                todo.put(i)
+            with tqdm(total=len(work), desc=self.name, unit="question", disable=not progress) as bar:
+                for _ in range(min(self.concurrency, len(work))):  # daemons: a run that ends does not wait for them
+                    threading.Thread(target=ask, daemon=True).start()
+                for _ in work:
+                    try:
+                        i, answer, error = done.get(timeout=self.waits.left(self.total_timeout) + 1)
+                    except queue.Empty:  # a request that its own deadline did not end (a host name being looked up)
+                        raise self.overdue() from None
+                    if error is not None:
+                        raise error
+                    judged[i] = answer
                     bar.update()
-            except BaseException:  # the first failure ends the run: the requests not yet sent are not sent
-                for future in futures:
-                    future.cancel()
-                raise
+        except BaseException:  # the first failure, the bound or a signal ends the run: every request stops now
+            self.waits.stop()
+            raise
+        judgements = {(question.qid, label): j for i, (question, _) in enumerate(work) for label, j in judged[i].items()}
         return ReaderJudgements(self.name, judgements, self.weight)
