@@ -10,13 +10,14 @@ import os
 import re
 import signal
 import sys
+import tempfile
 import threading
 import time
 import traceback
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..config import default_cache_dir
+from ..config import ENCODER_STORE, default_cache_dir
 from ..data import DataError
 from ..data.load import TopicIds
 from ..data.records import MAX_DOCUMENT_CHARS, MAX_TOPIC_DIGITS, Topic, escaped
@@ -219,6 +220,39 @@ def load_readers(args: argparse.Namespace, topics: list) -> tuple[ReaderJudgemen
                             keep_going=getattr(args, "keep_going", False))
     except OSError as err:
         raise OSError(f"--crossencoder {err}" if args.crossencoder and str(err).startswith(args.crossencoder) else err) from None
+
+
+log = logging.getLogger(__name__)
+
+
+@contextmanager
+def encoder_store_for(cache: Path | None):
+    """Within it, this process and the workers it starts unpack encoders (config.encoder_store) under the cache
+    folder the command was given, `cache/encoders`; where it has none (--no-cache, `cache` None), or that
+    folder cannot be made (the cache a file, a read-only or missing home), into a temporary folder removed when
+    it ends, the latter with a warning naming the folder."""
+    folder = None if cache is None else Path(cache).expanduser() / "encoders"
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            log.warning("cannot write to the cache folder %s (%s); encoders are unpacked into a temporary folder "
+                        "for this run", folder, err.strerror or err)
+            folder = None
+    previous, temporary = os.environ.get(ENCODER_STORE), None
+    if folder is None:
+        temporary = tempfile.TemporaryDirectory(prefix="causalgraph-encoders-")
+        folder = Path(temporary.name)
+    os.environ[ENCODER_STORE] = str(folder)
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(ENCODER_STORE, None)
+        else:
+            os.environ[ENCODER_STORE] = previous
+        if temporary is not None:
+            temporary.cleanup()
 
 
 class Terminated(KeyboardInterrupt):
