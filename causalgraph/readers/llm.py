@@ -7,9 +7,10 @@ then a plain request, judging the reply (a server may answer 200 and ignore the 
 against the schema; a malformed one is asked again, then recorded as no verdict (never a made-up one). Requests
 run concurrently (bounded) on daemon threads, each with a deadline for the whole exchange (capped by what is left
 of the reader's overall bound), a cap on the reply's size and retries with backoff; every wait has an owner
-(Waits) that the overall bound, the first failure or a signal stops at once, so no request outlives the run; every reply that passes the schema is cached on disk keyed by the endpoint, the model, the prompt
-and the format (a rejected one is not: a rerun asks again). The endpoint is someone else's server: nothing it sends is trusted, and what of it is echoed
-loses its control characters."""
+(Waits) that the overall bound, the first failure or a signal stops at once, so no request outlives the run.
+Every reply that passes the schema is cached on disk keyed by the endpoint, the model, the prompt and the format
+(a rejected one is not: a rerun asks again). The endpoint is someone else's server: nothing it sends is trusted,
+and what of it is echoed loses its control characters; the API key goes only over https or to loopback."""
 
 from __future__ import annotations
 
@@ -189,8 +190,6 @@ class LLMReader:
     cache_dir: Path | None = None
     concurrency: int = 4
     timeout: float = 120.0  # per request, capped by what is left of total_timeout
-    total_timeout: float = 300.0  # all requests and retries of a judge() call (of judge_question calls, from the first)
-    bound_by: str = "--llm-timeout"  # the option that set total_timeout, as its error names it
     retries: int = 3  # per request, for network errors and malformed replies alike
     passages: int = 6
     max_tokens: int = 200
@@ -198,6 +197,8 @@ class LLMReader:
     response_format: str | None = None  # a key of RESPONSE_FORMATS; None: found by judge() (PROBE_ORDER)
     max_reply_bytes: int = MAX_REPLY_BYTES  # a longer reply is an error
     send_key_over_http: bool = False  # send the API key to a plain http endpoint that is not loopback too
+    total_timeout: float = 300.0  # all requests and retries of a judge() call (of judge_question calls, from the first)
+    bound_by: str = "--llm-timeout"  # the option that set total_timeout, as its error names it
     replies: dict[str, str] = field(default_factory=dict, repr=False)  # this reader's replies, by request
     waits: Waits = field(default_factory=Waits, repr=False, compare=False)
 
