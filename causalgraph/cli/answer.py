@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
-from ..config import DEFAULT_MODEL, DEMO_DATA, default_cache_dir
+from ..config import DEFAULT_MODEL, DEMO_DATA, StoreError, default_cache_dir
 from ..data import SPLITS, Topic, input_files, load_data, question_score
 from ..data.files import write_files
 from ..data.records import escaped
@@ -22,7 +22,7 @@ from ..reason.groups import SWITCHABLE
 from ..run.output import check_outputs, jsonl
 from ..run.parallel import PARALLEL_CHARS, SCHEDULERS, DaskUnavailable, Outcome
 from .common import (BUG_EXIT, ENVIRONMENT_ERRORS, USER_ERRORS, add_document_chars_option, add_priors_option,
-                     add_reader_options, check_reader_options, command_parser, error_line, is_bug, load_readers,
+                     add_reader_options, check_reader_options, command_parser, encoder_store_for, error_line, is_bug, load_readers,
                      log_warnings, parse_groups, parse_topics, plural, positive, reader_inputs, resolved_priors,
                      run_command, weight)
 
@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "edge log-odds x 100; default: a priority level above all edge evidence")
     parser.add_argument("--bias", type=weight, help="precision bias per selected label (log-odds x 100); default: the model's")
     parser.add_argument("--time-limit", type=positive(float), help="seconds of solving per topic, all its searches together; "
-                        "the best answer set found by then is used")
+                        "the best answer set found by then is used; it bounds the LLM reader too (--llm-timeout)")
     parser.add_argument("--workers", type=workers_option, default="auto",
                         help="topics answered in parallel (processes); 'auto' (default): two where at least two topics "
                              f"must be analysed and their documents hold {PARALLEL_CHARS:,} characters or more, else one")
@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--dask-address", help="scheduler address of a running Dask cluster (implies --scheduler dask)")
     parser.add_argument("--keep-going", action="store_true", help="write the answers of the other topics when one fails")
     parser.add_argument("--cache-dir", type=Path, default=default_cache_dir(), help="per-topic analysis cache (default $CAUSALGRAPH_CACHE or ~/.cache/causalgraph)")
-    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the analysis cache")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the analysis cache (an encoder "
+                        "that must be unpacked goes to a temporary folder removed at exit)")
     parser.add_argument("--timings", type=Path, help="JSON with the seconds of each stage per topic")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_reader_options(parser)
@@ -75,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_topics(run: Run, args: argparse.Namespace) -> tuple[list[TopicAnswer], list[Outcome]]:
     """Answers of the run's topics in input order and the outcomes of the topics that failed (their `value`: the
-    topic id); without --keep-going, stop at the first failure."""
+    topic id); without --keep-going, stop at the first failure, and with it at one that every topic would meet
+    (StoreError)."""
     answers, failures = [], []
     scheduler = "dask" if args.dask_address else args.scheduler
     workers = run.auto_workers() if args.workers == "auto" else args.workers
@@ -89,7 +91,7 @@ def run_topics(run: Run, args: argparse.Namespace) -> tuple[list[TopicAnswer], l
                 answers.append(outcome.value)
                 continue
             failures.append(replace(outcome, value=topic.topic_id))
-            if not args.keep_going:
+            if not args.keep_going or isinstance(outcome.error, StoreError):
                 break
     return answers, failures
 
@@ -194,6 +196,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     log_warnings()
     check_reader_options(parser, args)
+    with encoder_store_for(None if args.no_cache else args.cache_dir):
+        return answer(args, start)
+
+
+def answer(args: argparse.Namespace, start: float) -> int:
+    """The run of `main`, its options read and checked."""
     data, split = (DEMO_DATA, "sample") if args.demo else (args.data, args.split)
     try:
         outputs = check_outputs({"--out": args.out, "--explain": args.explain, "--timings": args.timings},
@@ -227,6 +235,11 @@ def main(argv: list[str] | None = None) -> int:
         answers, failures = run_topics(run, args)
     except (DaskUnavailable, OSError) as err:  # no Dask, no scheduler at --dask-address, no processes
         print(f"error: {error_line(err)}", file=sys.stderr)
+        return 2
+    if failures and isinstance(failures[-1].error, StoreError):  # the environment's, not the topic's: one line
+        if args.debug and failures[-1].trace:
+            print(failures[-1].trace.rstrip(), file=sys.stderr)
+        print(f"error: {escaped(error_line(failures[-1].error))}; nothing written", file=sys.stderr)
         return 2
     code = BUG_EXIT if any(f.error is not None and is_bug(f.error) for f in failures) else 1
     if failures and not args.keep_going:

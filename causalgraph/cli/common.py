@@ -10,13 +10,14 @@ import os
 import re
 import signal
 import sys
+import tempfile
 import threading
 import time
 import traceback
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..config import default_cache_dir
+from ..config import ENCODER_STORE, default_cache_dir
 from ..data import DataError
 from ..data.load import TopicIds
 from ..data.records import MAX_DOCUMENT_CHARS, MAX_TOPIC_DIGITS, Topic, escaped
@@ -164,8 +165,16 @@ def add_reader_options(parser: argparse.ArgumentParser) -> None:
     llm = parser.add_argument_group("LLM reader (any OpenAI-compatible chat-completions endpoint)")
     llm.add_argument("--llm-url", help="base URL of the endpoint, e.g. http://127.0.0.1:8080/v1")
     llm.add_argument("--llm-model", default="default", help="model name sent with each request")
-    llm.add_argument("--llm-key-env", default="OPENAI_API_KEY", help="environment variable that holds the API key, if any")
+    llm.add_argument("--llm-key-env", default="OPENAI_API_KEY",
+                     help="environment variable that holds the API key, if any; it is sent over https or to this "
+                          "machine (localhost, 127.0.0.0/8, ::1) only")
+    llm.add_argument("--llm-send-key-over-http", action="store_true",
+                     help="send the API key to a plain http endpoint on another machine too (the network can read it)")
     llm.add_argument("--llm-concurrency", type=positive(int, 64), default=4, help="requests in flight at once")
+    llm.add_argument("--llm-timeout", type=positive(float), default=300.0, metavar="SECONDS",
+                     help="seconds the LLM reader may take in all, its requests and retries together (default 300; "
+                          "--time-limit, where given, bounds it too, at that many seconds per topic); past them, a "
+                          "one-line error")
     llm.add_argument("--llm-response-format", choices=list(RESPONSE_FORMATS),
                      help="how the reply schema is sent: OpenAI's json_schema (vLLM, hosted APIs), json_object "
                           "(llama.cpp's Python server), or none (the prompt alone); default: found by asking the "
@@ -195,16 +204,55 @@ def reader_inputs(args: argparse.Namespace) -> list[Path]:
 
 def load_readers(args: argparse.Namespace, topics: list) -> tuple[ReaderJudgements, ...]:
     """The readers that the options name (see readers.load.load_readers), their judgements cached under
-    --cache-dir (the default cache folder where the command has none); OSError naming the option."""
+    --cache-dir (the default cache folder where the command has none), the LLM reader's time bounded by
+    --llm-timeout and by --time-limit per topic where the command has it; OSError naming the option."""
     cache = None if getattr(args, "no_cache", False) else getattr(args, "cache_dir", default_cache_dir())
+    timeout, bound_by = args.llm_timeout, "--llm-timeout"
+    if getattr(args, "time_limit", None) is not None and args.time_limit * len(topics) < timeout:
+        timeout, bound_by = args.time_limit * len(topics), "--time-limit"
     try:
         return read_readers(topics, scores=args.reader_scores, crossencoder=args.crossencoder,
                             llm_url=args.llm_url, llm_model=args.llm_model, llm_key_env=args.llm_key_env,
                             llm_concurrency=args.llm_concurrency, llm_response_format=args.llm_response_format,
+                            llm_send_key_over_http=args.llm_send_key_over_http, llm_timeout=timeout,
+                            llm_bound_by=bound_by,
                             cache_dir=cache, progress=not getattr(args, "quiet", False),
                             keep_going=getattr(args, "keep_going", False))
     except OSError as err:
         raise OSError(f"--crossencoder {err}" if args.crossencoder and str(err).startswith(args.crossencoder) else err) from None
+
+
+log = logging.getLogger(__name__)
+
+
+@contextmanager
+def encoder_store_for(cache: Path | None):
+    """Within it, this process and the workers it starts unpack encoders (config.encoder_store) under the cache
+    folder the command was given, `cache/encoders`; where it has none (--no-cache, `cache` None), or that
+    folder cannot be made (the cache a file, a read-only or missing home), into a temporary folder removed when
+    it ends, the latter with a warning naming the folder."""
+    folder = None if cache is None else Path(cache).expanduser() / "encoders"
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            log.warning("cannot write to the cache folder %s (%s); encoders are unpacked into a temporary folder "
+                        "for this run", folder, err.strerror or err)
+            folder = None
+    previous, temporary = os.environ.get(ENCODER_STORE), None
+    if folder is None:
+        temporary = tempfile.TemporaryDirectory(prefix="causalgraph-encoders-")
+        folder = Path(temporary.name)
+    os.environ[ENCODER_STORE] = str(folder)
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(ENCODER_STORE, None)
+        else:
+            os.environ[ENCODER_STORE] = previous
+        if temporary is not None:
+            temporary.cleanup()
 
 
 class Terminated(KeyboardInterrupt):

