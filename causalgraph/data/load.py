@@ -480,17 +480,6 @@ def load_topic_entries(entries: list[Path], max_document_chars: int = MAX_DOCUME
     return topics
 
 
-def input_files(path: str | os.PathLike) -> list[Path]:
-    """Every file that reading `path` (see load_data) may read: a topic file, a topic folder's two files, each
-    topic's files of a folder of topics, or each split's files of a data folder."""
-    path = Path(path)
-    if path.is_file():
-        return [path]
-    nested = [f for e in topic_entries(path) or [] for f in ([e / "questions.jsonl", e / "docs.json"] if e.is_dir()
-                                                             else [e])]
-    return [path / "questions.jsonl", path / "docs.json", *nested, *data_files(path)]
-
-
 MAX_YAML_DEPTH = 100  # nesting levels of a YAML topic file (a topic file needs 5)
 
 
