@@ -6,6 +6,7 @@ names its file, line or argument, or a warning that names what was left out."""
 import datetime
 import json
 import os
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 import causalgraph as cg
 from causalgraph.cli import answer, evaluate, visualize
+from causalgraph.config import DEMO_DATA
 from causalgraph.data import DataError, load_data, load_questions
 from causalgraph.data.load import load_labelled
 
@@ -248,7 +250,7 @@ def test_a_calibration_spread_below_the_floor_is_one_line_naming_the_file(tmp_pa
     from causalgraph.learn.calibration import load_calibrations
 
     record = {"reader": "r", "kind": "probabilities", "method": "gold", "options": 40, "cause": 1.0, "other": -1.0,
-              "spread": 1e-200, "dependence": 0.0}
+              "spread": 1e-200, "dependence": 0.0, "sensitivity": 0.8, "specificity": 0.9}
     path = write(tmp_path, json.dumps({"readers": [record]}), "cal.json")
     with pytest.raises(DataError, match=rf"^{path}:.*spread must be at least 0.5 \(the fit's floor\), got 1e-200$"):
         load_calibrations(path)
@@ -309,3 +311,36 @@ def test_an_output_naming_any_input_of_any_command_is_refused_and_the_input_kept
     assert visualize.main(["--data", "ud", "--out", "ud/fukushima/notes.txt", "--quiet"]) == 2
     assert "is an input of this run" in capsys.readouterr().err
     assert {p: p.read_bytes() for p in files} == files
+
+
+# --- a calibration file is checked field by field where it is read ---
+
+ESTIMATED = {"reader": "r", "kind": "answers", "method": "gold answers", "options": 200, "cause": 1.0, "other": -1.0,
+             "sensitivity": 0.8, "specificity": 0.9}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"sensitivity": None, "specificity": None}, "missing field 'sensitivity'"),
+    ({"specificity": None}, "missing field 'specificity'"),
+    ({"options": -5}, "options must be a whole number, 0 or more, got -5"),
+    ({"options": 2.5}, "options must be a whole number, 0 or more, got 2.5"),
+    ({"options": "200"}, "options must be a whole number, 0 or more, got '200'"),
+    ({"method": 7}, "method must be a text, got 7"),
+    ({"cause": None, "fallback": True, "options": -1}, "options must be a whole number, 0 or more, got -1"),
+])
+def test_a_calibration_record_missing_or_bad_in_any_field_is_one_line_naming_the_file(tmp_path, change, message):
+    from causalgraph.learn.calibration import load_calibrations
+
+    record = {k: v for k, v in {**ESTIMATED, **change}.items() if v is not None}
+    path = write(tmp_path, json.dumps({"readers": [record]}), "cal.json")
+    with pytest.raises(DataError, match=rf"^{path}:readers\[0\]: {re.escape(message)}$"):
+        load_calibrations(path)
+
+
+def test_answer_refuses_a_calibration_missing_a_field_as_the_users_error(tmp_path, capsys):
+    questions = [json.loads(line) for line in (DEMO_DATA / "sample" / "questions.jsonl").read_text().splitlines()]
+    scores = write(tmp_path, "".join(json.dumps({"id": q["id"], "answer": "B"}) + "\n" for q in questions), "r.jsonl")
+    record = {k: ESTIMATED[k] for k in ("reader", "kind", "method", "options", "cause", "other")}
+    cal = write(tmp_path, json.dumps({"readers": [{**record, "method": "x"}]}), "cal.json")
+    assert answer.main(["--demo", "--reader-scores", f"r={scores}", "--reader-calibration", str(cal), "--quiet"]) == 2
+    assert capsys.readouterr().err == f"error: {cal}:readers[0]: missing field 'sensitivity'\n"
