@@ -344,3 +344,24 @@ def test_answer_refuses_a_calibration_missing_a_field_as_the_users_error(tmp_pat
     cal = write(tmp_path, json.dumps({"readers": [{**record, "method": "x"}]}), "cal.json")
     assert answer.main(["--demo", "--reader-scores", f"r={scores}", "--reader-calibration", str(cal), "--quiet"]) == 2
     assert capsys.readouterr().err == f"error: {cal}:readers[0]: missing field 'sensitivity'\n"
+
+
+# --- one reader is counted once ---
+
+def test_one_reader_file_given_twice_under_any_spelling_is_refused(tmp_path, capsys, monkeypatch):
+    from causalgraph.cli import calibrate
+
+    monkeypatch.chdir(tmp_path)
+    questions = [json.loads(line) for line in (DEMO_DATA / "sample" / "questions.jsonl").read_text().splitlines()]
+    write(tmp_path, "".join(json.dumps({"id": q["id"], "answer": "B"}) + "\n" for q in questions), "r.jsonl")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.jsonl").symlink_to(tmp_path / "r.jsonl")
+    os.link(tmp_path / "r.jsonl", tmp_path / "hard.jsonl")
+    for first, second in [("x=r.jsonl", "y=./r.jsonl"), ("r.jsonl", "sub/../r.jsonl"), ("x=r.jsonl", "link.jsonl"),
+                          ("x=r.jsonl", f"y={tmp_path / 'hard.jsonl'}")]:
+        assert answer.main(["--demo", "--reader-scores", first, "--reader-scores", second, "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: --reader-scores: ") and "one file" in err and err.count("\n") == 1
+    assert calibrate.main(["--data", str(DEMO_DATA / "sample"), "--reader-scores", "x=r.jsonl",
+                           "--reader-scores", "y=./r.jsonl", "--out", "cal.json"]) == 2
+    assert "one file" in capsys.readouterr().err and not (tmp_path / "cal.json").exists()

@@ -59,7 +59,19 @@ def spec_name(file: str | os.PathLike) -> str:
 def load_reader_files(files: Iterable[str | os.PathLike], questions: dict[str, Question], weight: int = 100,
                       answered: Iterable[str] | None = None) -> list[ReaderJudgements]:
     """The readers of some files (paths or ReaderSpecs) by load_reader_scores (`answered`: the questions being
-    answered, which its warning counts); DataError when two get one name."""
+    answered, which its warning counts); DataError when two get one name, or two are one file (however spelt,
+    links included: one reader given twice would count twice)."""
+    files = list(files)
+    seen: dict[tuple[int, int], str | os.PathLike] = {}
+    for file in files:
+        try:
+            found = os.stat(file)
+        except OSError:
+            continue  # load_reader_scores names it
+        first = seen.setdefault((found.st_dev, found.st_ino), file)
+        if first is not file:
+            raise DataError("--reader-scores", None, f"{spec_name(first)} and {spec_name(file)} are one file "
+                                                     f"({Path(first).resolve()}); give each reader once")
     answered = None if answered is None else set(answered)
     readers = [load_reader_scores(file, questions, weight, answered=answered) for file in files]
     names: dict[str, ReaderJudgements] = {}
