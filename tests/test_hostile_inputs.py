@@ -7,6 +7,7 @@ import datetime
 import json
 import os
 import re
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 import causalgraph as cg
 from causalgraph.cli import answer, evaluate, visualize
 from causalgraph.config import DEMO_DATA
-from causalgraph.data import DataError, load_data, load_questions
+from causalgraph.data import DataError, Topic, is_none_option, load_data, load_questions, normalize_text
 from causalgraph.data.load import load_labelled
 
 from .conftest import NONE, question_row, write_questions
@@ -365,3 +366,35 @@ def test_one_reader_file_given_twice_under_any_spelling_is_refused(tmp_path, cap
     assert calibrate.main(["--data", str(DEMO_DATA / "sample"), "--reader-scores", "x=r.jsonl",
                            "--reader-scores", "y=./r.jsonl", "--out", "cal.json"]) == 2
     assert "one file" in capsys.readouterr().err and not (tmp_path / "cal.json").exists()
+
+
+# --- one event, one identity, however its text is encoded ---
+
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
+
+
+@pytest.mark.parametrize("twin", [
+    unicodedata.normalize("NFD", "The café's dam failed."),  # decomposed accents
+    "The caf\u00e9's\u200b dam fail\u2060ed.\ufeff",  # zero-width characters
+    "Ｔｈｅ ｃａｆé's ｄａｍ ｆａｉｌｅｄ．",  # fullwidth letters
+    "The  café's\u00a0dam\n failed.",  # other whitespace
+])
+def test_an_event_text_names_one_event_whatever_its_unicode_form(tmp_path, twin):
+    from causalgraph.graph.topic import build_graph
+
+    target = "The café's dam failed."
+    assert normalize_text(twin) == normalize_text(target)
+    for none in (NONE.replace("others", "oth\u200bers"), "Ｎｏｎｅ ｏｆ ｔｈｅ ｏｔｈｅｒｓ ａｒｅ ｃｏｒｒｅｃｔ ｃａｕｓｅｓ．",
+                 unicodedata.normalize("NFD", NONE.upper()), ZERO_WIDTH + NONE):
+        assert is_none_option(none)
+    path = write_questions(tmp_path / "q.jsonl", [
+        question_row("q1", 1, target, ["Rain fell.", twin, "Gates jammed.", NONE.replace("None", "No\u200bne")]),
+        question_row("q2", 1, "The town flooded.", [twin, "Rain fell\u200b.", "Ｇａｔｅｓ ｊａｍｍｅｄ.", NONE])])
+    topic = Topic(1, load_questions(path))
+    q1, q2 = topic.questions
+    assert q1.option("B") == q2.option("A") == q1.target == target and q1.none_label == "D"
+    assert q2.options[1:3] == ("Rain fell.", "Gates jammed.")
+    graph = build_graph(topic)
+    slots = graph.graph["questions"]["q1"]
+    assert slots.options["B"] == slots.target and "D" not in slots.options  # its target: no cause of itself
+    assert graph.number_of_nodes() == 4 and graph.nodes[slots.target]["text"] == target
