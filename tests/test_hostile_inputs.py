@@ -398,3 +398,56 @@ def test_an_event_text_names_one_event_whatever_its_unicode_form(tmp_path, twin)
     slots = graph.graph["questions"]["q1"]
     assert slots.options["B"] == slots.target and "D" not in slots.options  # its target: no cause of itself
     assert graph.number_of_nodes() == 4 and graph.nodes[slots.target]["text"] == target
+
+
+# --- checks that agree with each other ---
+
+@pytest.mark.parametrize("text", ["", "\n", "  \n\t\n"])
+def test_an_empty_or_blank_reader_file_is_an_error(tmp_path, capsys, text):
+    scores = write(tmp_path, text, "r.jsonl")
+    assert answer.main(["--demo", "--reader-scores", str(scores), "--quiet"]) == 2
+    assert capsys.readouterr().err == f"error: {scores}: holds no judgement (an empty file); give one line per question\n"
+
+
+def test_gold_listing_none_beside_a_cause_is_refused_wherever_gold_is_read(tmp_path, capsys):
+    from causalgraph.cli import calibrate
+
+    rows = [question_row("q1", 1, "The dam failed.", OPTIONS, "A,D"), question_row("q2", 1, "The town flooded.", OPTIONS, "B")]
+    gold = write_questions(tmp_path / "mine" / "questions.jsonl", rows)
+    message = "line 1: golden_answer 'A,D' of question 'q1' lists None of the others (D) beside a cause"
+    with pytest.raises(DataError, match=rf"^{re.escape(f'{gold}:{message}')}$"):
+        load_questions(gold)
+    with pytest.raises(DataError, match=rf"^{re.escape(f'{gold}:{message}')}$"):
+        load_data(gold.parent)
+    pred = write(tmp_path, json.dumps({"id": "q1", "answer": "A,D"}) + "\n", "p.jsonl")
+    for run in (lambda: evaluate.main(["--pred", str(pred), "--gold", str(gold)]),
+                lambda: answer.main(["--data", str(gold.parent), "--quiet"]),
+                lambda: calibrate.main(["--data", str(gold.parent), "--reader-scores", str(pred), "--out",
+                                        str(tmp_path / "cal.json")])):
+        assert run() == 2
+        assert capsys.readouterr().err == f"error: {gold}:{message}\n"
+
+
+def test_a_confidence_written_as_a_whole_float_is_read_as_the_integer():
+    from causalgraph.readers.llm import parse_reply
+
+    reply = {label: {"verdict": label == "A", "confidence": c} for label, c in zip("ABCD", (80.0, 60, 1e2, 75))}
+    judged = parse_reply(json.dumps(reply))
+    assert judged is not None and judged["A"].probability == pytest.approx(0.8) and judged["C"].probability == 0.0
+    for bad in (80.5, float("nan"), 49.0, "80"):
+        assert parse_reply(json.dumps({**reply, "B": {"verdict": True, "confidence": bad}})) is None
+
+
+def test_docs_json_reads_date_as_parsed_date_and_names_unknown_keys(tmp_path, caplog):
+    folder = topic_folder(tmp_path)
+    docs = [{"content": "Rain fell.", "date": "2024-03-02", "link": "https://x", "imageUrl": "", "section": "news"},
+            {"content": "Gates jammed.", "parsed_date": "2024-03-06", "date": "2020-01-01"},
+            {"content": "A cup was won.", "pubdate": "2024-03-03"}, {"content": "The dam failed.", "pubdate": "x"}]
+    (folder / "docs.json").write_text(json.dumps([{"topic_id": 5, "docs": docs, "sources": []}]))
+    [topic] = load_data(folder)
+    assert [d.date for d in topic.documents] == ["2024-03-02", "2024-03-06", "", ""]
+    warnings = [r.getMessage() for r in caplog.records]
+    assert warnings == [
+        f"{folder / 'docs.json'}:topic entry 1: unknown field 'sources' ignored (a topic entry has topic_id, topic, docs)",
+        f"{folder / 'docs.json'}:topic entry 1, document 3 (and 1 more): unknown field 'pubdate' ignored (a "
+        "document has id, title, content, snippet, source, parsed_date, date, link, imageUrl, section)"]

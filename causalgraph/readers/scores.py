@@ -86,7 +86,7 @@ def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], 
                        name: str | None = None, answered: Iterable[str] | None = None) -> ReaderJudgements:
     """A reader from a file of answers or probabilities, named `name` (default: a ReaderSpec's name, or the
     path as given). DataError (file and line) for a label outside A-D, a probability outside [0, 1] or a line
-    with neither field or both, and (the file) when no id is one of `questions`; ids that are not get a
+    with neither field or both, and (the file) when it is empty or no id is one of `questions`; ids that are not get a
     one-line warning with their count and the first few (one file may cover other topics too); questions the file leaves out (or give it
     no probability) get no judgement, with one warning that counts those of `answered` (default: all)."""
     if name is None:
@@ -123,6 +123,8 @@ def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], 
             judgements.update({(qid, label): Judgement(verdict=label in chosen) for label in LABELS})
         else:
             raise DataError(path, where, "expected an 'answer' or a 'probs' field")
+    if not seen:
+        raise DataError(path, None, "holds no judgement (an empty file); give one line per question")
     judgements = {k: j for k, j in judgements.items() if k[0] in questions}
     if unknown:
         first = ", ".join(map(shown, unknown[:MOST_UNKNOWN])) + (", ..." if len(unknown) > MOST_UNKNOWN else "")
