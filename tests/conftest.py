@@ -46,7 +46,8 @@ def generated_topic(topic_id: int, seed: int, events: int = 8, questions: int = 
         target, *options = rng.sample(texts, 5)
         if rng.random() < 0.3:
             options[rng.randrange(4)] = NONE
-        gold = ",".join(sorted(rng.sample("ABCD", rng.randint(1, 2))))
+        gold = set(rng.sample("ABCD", rng.randint(1, 2)))
+        gold = ",".join(sorted(gold - {label for label, o in zip("ABCD", options) if o == NONE} or gold))  # None alone
         rows.append(question_row(f"gen{topic_id}-{i}", topic_id, target, options, gold))
     docs = [{"id": f"gen{topic_id}-doc{j}", "title": f"Report {j}", "content": " ".join(rng.sample(texts, 4))}
             for j in range(3)]

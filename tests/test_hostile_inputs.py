@@ -6,6 +6,8 @@ names its file, line or argument, or a warning that names what was left out."""
 import datetime
 import json
 import os
+import re
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,7 +15,8 @@ from hypothesis import strategies as st
 
 import causalgraph as cg
 from causalgraph.cli import answer, evaluate, visualize
-from causalgraph.data import DataError, load_data, load_questions
+from causalgraph.config import DEMO_DATA
+from causalgraph.data import DataError, Topic, is_none_option, load_data, load_questions, normalize_text
 from causalgraph.data.load import load_labelled
 
 from .conftest import NONE, question_row, write_questions
@@ -248,7 +251,7 @@ def test_a_calibration_spread_below_the_floor_is_one_line_naming_the_file(tmp_pa
     from causalgraph.learn.calibration import load_calibrations
 
     record = {"reader": "r", "kind": "probabilities", "method": "gold", "options": 40, "cause": 1.0, "other": -1.0,
-              "spread": 1e-200, "dependence": 0.0}
+              "spread": 1e-200, "dependence": 0.0, "sensitivity": 0.8, "specificity": 0.9}
     path = write(tmp_path, json.dumps({"readers": [record]}), "cal.json")
     with pytest.raises(DataError, match=rf"^{path}:.*spread must be at least 0.5 \(the fit's floor\), got 1e-200$"):
         load_calibrations(path)
@@ -282,3 +285,169 @@ def test_a_question_whose_options_all_repeat_its_target_is_answered_alone(tmp_pa
     assert (f"{path}:line 2: question 'q2' offers its target as every option; it has no answer (an event never "
             "causes itself) and is answered on its own, with no label") in caplog.text
 
+
+
+# --- no output overwrites an input, however it is spelt ---
+
+def test_an_output_naming_any_input_of_any_command_is_refused_and_the_input_kept(tmp_path, capsys, monkeypatch):
+    from causalgraph.cli import calibrate
+
+    monkeypatch.chdir(tmp_path)
+    topic = tmp_path / "ud" / "fukushima"
+    questions = write_questions(topic / "questions.jsonl", [question_row("f-1", 5, "The dam failed.", OPTIONS, "A")])
+    (topic / "notes.txt").write_text("kept\n")
+    scores = write(tmp_path, json.dumps({"id": "f-1", "answer": "A"}) + "\n", "r.jsonl")
+    cal = write(tmp_path, "{}", "cal.json")
+    (tmp_path / "link.jsonl").symlink_to(questions)
+    os.link(scores, tmp_path / "hard.jsonl")
+    files = {p: p.read_bytes() for p in (questions, topic / "notes.txt", scores, cal)}
+    for out in ("ud/fukushima/questions.jsonl", "ud/../ud/fukushima/questions.jsonl", "link.jsonl",
+                "ud/fukushima/notes.txt", "r.jsonl", "hard.jsonl"):
+        assert calibrate.main(["--data", "ud", "--reader-scores", "r.jsonl", "--out", out]) == 2
+        assert capsys.readouterr().err == f"error: --out {out}: is an input of this run; refusing to overwrite it\n"
+    for out in ("cal.json", "hard.jsonl", "ud/fukushima/notes.txt"):
+        assert answer.main(["--data", "ud", "--reader-scores", "r.jsonl", "--reader-calibration", "cal.json",
+                            "--out", out, "--quiet"]) == 2
+        assert capsys.readouterr().err == f"error: --out {out}: is an input of this run; refusing to overwrite it\n"
+    assert visualize.main(["--data", "ud", "--out", "ud/fukushima/notes.txt", "--quiet"]) == 2
+    assert "is an input of this run" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in files} == files
+
+
+# --- a calibration file is checked field by field where it is read ---
+
+ESTIMATED = {"reader": "r", "kind": "answers", "method": "gold answers", "options": 200, "cause": 1.0, "other": -1.0,
+             "sensitivity": 0.8, "specificity": 0.9}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"sensitivity": None, "specificity": None}, "missing field 'sensitivity'"),
+    ({"specificity": None}, "missing field 'specificity'"),
+    ({"options": -5}, "options must be a whole number, 0 or more, got -5"),
+    ({"options": 2.5}, "options must be a whole number, 0 or more, got 2.5"),
+    ({"options": "200"}, "options must be a whole number, 0 or more, got '200'"),
+    ({"method": 7}, "method must be a text, got 7"),
+    ({"cause": None, "fallback": True, "options": -1}, "options must be a whole number, 0 or more, got -1"),
+])
+def test_a_calibration_record_missing_or_bad_in_any_field_is_one_line_naming_the_file(tmp_path, change, message):
+    from causalgraph.learn.calibration import load_calibrations
+
+    record = {k: v for k, v in {**ESTIMATED, **change}.items() if v is not None}
+    path = write(tmp_path, json.dumps({"readers": [record]}), "cal.json")
+    with pytest.raises(DataError, match=rf"^{path}:readers\[0\]: {re.escape(message)}$"):
+        load_calibrations(path)
+
+
+def test_answer_refuses_a_calibration_missing_a_field_as_the_users_error(tmp_path, capsys):
+    questions = [json.loads(line) for line in (DEMO_DATA / "sample" / "questions.jsonl").read_text().splitlines()]
+    scores = write(tmp_path, "".join(json.dumps({"id": q["id"], "answer": "B"}) + "\n" for q in questions), "r.jsonl")
+    record = {k: ESTIMATED[k] for k in ("reader", "kind", "method", "options", "cause", "other")}
+    cal = write(tmp_path, json.dumps({"readers": [{**record, "method": "x"}]}), "cal.json")
+    assert answer.main(["--demo", "--reader-scores", f"r={scores}", "--reader-calibration", str(cal), "--quiet"]) == 2
+    assert capsys.readouterr().err == f"error: {cal}:readers[0]: missing field 'sensitivity'\n"
+
+
+# --- one reader is counted once ---
+
+def test_one_reader_file_given_twice_under_any_spelling_is_refused(tmp_path, capsys, monkeypatch):
+    from causalgraph.cli import calibrate
+
+    monkeypatch.chdir(tmp_path)
+    questions = [json.loads(line) for line in (DEMO_DATA / "sample" / "questions.jsonl").read_text().splitlines()]
+    write(tmp_path, "".join(json.dumps({"id": q["id"], "answer": "B"}) + "\n" for q in questions), "r.jsonl")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.jsonl").symlink_to(tmp_path / "r.jsonl")
+    os.link(tmp_path / "r.jsonl", tmp_path / "hard.jsonl")
+    for first, second in [("x=r.jsonl", "y=./r.jsonl"), ("r.jsonl", "sub/../r.jsonl"), ("x=r.jsonl", "link.jsonl"),
+                          ("x=r.jsonl", f"y={tmp_path / 'hard.jsonl'}")]:
+        assert answer.main(["--demo", "--reader-scores", first, "--reader-scores", second, "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: --reader-scores: ") and "one file" in err and err.count("\n") == 1
+    assert calibrate.main(["--data", str(DEMO_DATA / "sample"), "--reader-scores", "x=r.jsonl",
+                           "--reader-scores", "y=./r.jsonl", "--out", "cal.json"]) == 2
+    assert "one file" in capsys.readouterr().err and not (tmp_path / "cal.json").exists()
+
+
+# --- one event, one identity, however its text is encoded ---
+
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
+
+
+@pytest.mark.parametrize("twin", [
+    unicodedata.normalize("NFD", "The café's dam failed."),  # decomposed accents
+    "The caf\u00e9's\u200b dam fail\u2060ed.\ufeff",  # zero-width characters
+    "Ｔｈｅ ｃａｆé's ｄａｍ ｆａｉｌｅｄ．",  # fullwidth letters
+    "The  café's\u00a0dam\n failed.",  # other whitespace
+])
+def test_an_event_text_names_one_event_whatever_its_unicode_form(tmp_path, twin):
+    from causalgraph.graph.topic import build_graph
+
+    target = "The café's dam failed."
+    assert normalize_text(twin) == normalize_text(target)
+    for none in (NONE.replace("others", "oth\u200bers"), "Ｎｏｎｅ ｏｆ ｔｈｅ ｏｔｈｅｒｓ ａｒｅ ｃｏｒｒｅｃｔ ｃａｕｓｅｓ．",
+                 unicodedata.normalize("NFD", NONE.upper()), ZERO_WIDTH + NONE):
+        assert is_none_option(none)
+    path = write_questions(tmp_path / "q.jsonl", [
+        question_row("q1", 1, target, ["Rain fell.", twin, "Gates jammed.", NONE.replace("None", "No\u200bne")]),
+        question_row("q2", 1, "The town flooded.", [twin, "Rain fell\u200b.", "Ｇａｔｅｓ ｊａｍｍｅｄ.", NONE])])
+    topic = Topic(1, load_questions(path))
+    q1, q2 = topic.questions
+    assert q1.option("B") == q2.option("A") == q1.target == target and q1.none_label == "D"
+    assert q2.options[1:3] == ("Rain fell.", "Gates jammed.")
+    graph = build_graph(topic)
+    slots = graph.graph["questions"]["q1"]
+    assert slots.options["B"] == slots.target and "D" not in slots.options  # its target: no cause of itself
+    assert graph.number_of_nodes() == 4 and graph.nodes[slots.target]["text"] == target
+
+
+# --- checks that agree with each other ---
+
+@pytest.mark.parametrize("text", ["", "\n", "  \n\t\n"])
+def test_an_empty_or_blank_reader_file_is_an_error(tmp_path, capsys, text):
+    scores = write(tmp_path, text, "r.jsonl")
+    assert answer.main(["--demo", "--reader-scores", str(scores), "--quiet"]) == 2
+    assert capsys.readouterr().err == f"error: {scores}: holds no judgement (an empty file); give one line per question\n"
+
+
+def test_gold_listing_none_beside_a_cause_is_refused_wherever_gold_is_read(tmp_path, capsys):
+    from causalgraph.cli import calibrate
+
+    rows = [question_row("q1", 1, "The dam failed.", OPTIONS, "A,D"), question_row("q2", 1, "The town flooded.", OPTIONS, "B")]
+    gold = write_questions(tmp_path / "mine" / "questions.jsonl", rows)
+    message = "line 1: golden_answer 'A,D' of question 'q1' lists None of the others (D) beside a cause"
+    with pytest.raises(DataError, match=rf"^{re.escape(f'{gold}:{message}')}$"):
+        load_questions(gold)
+    with pytest.raises(DataError, match=rf"^{re.escape(f'{gold}:{message}')}$"):
+        load_data(gold.parent)
+    pred = write(tmp_path, json.dumps({"id": "q1", "answer": "A,D"}) + "\n", "p.jsonl")
+    for run in (lambda: evaluate.main(["--pred", str(pred), "--gold", str(gold)]),
+                lambda: answer.main(["--data", str(gold.parent), "--quiet"]),
+                lambda: calibrate.main(["--data", str(gold.parent), "--reader-scores", str(pred), "--out",
+                                        str(tmp_path / "cal.json")])):
+        assert run() == 2
+        assert capsys.readouterr().err == f"error: {gold}:{message}\n"
+
+
+def test_a_confidence_written_as_a_whole_float_is_read_as_the_integer():
+    from causalgraph.readers.llm import parse_reply
+
+    reply = {label: {"verdict": label == "A", "confidence": c} for label, c in zip("ABCD", (80.0, 60, 1e2, 75))}
+    judged = parse_reply(json.dumps(reply))
+    assert judged is not None and judged["A"].probability == pytest.approx(0.8) and judged["C"].probability == 0.0
+    for bad in (80.5, float("nan"), 49.0, "80"):
+        assert parse_reply(json.dumps({**reply, "B": {"verdict": True, "confidence": bad}})) is None
+
+
+def test_docs_json_reads_date_as_parsed_date_and_names_unknown_keys(tmp_path, caplog):
+    folder = topic_folder(tmp_path)
+    docs = [{"content": "Rain fell.", "date": "2024-03-02", "link": "https://x", "imageUrl": "", "section": "news"},
+            {"content": "Gates jammed.", "parsed_date": "2024-03-06", "date": "2020-01-01"},
+            {"content": "A cup was won.", "pubdate": "2024-03-03"}, {"content": "The dam failed.", "pubdate": "x"}]
+    (folder / "docs.json").write_text(json.dumps([{"topic_id": 5, "docs": docs, "sources": []}]))
+    [topic] = load_data(folder)
+    assert [d.date for d in topic.documents] == ["2024-03-02", "2024-03-06", "", ""]
+    warnings = [r.getMessage() for r in caplog.records]
+    assert warnings == [
+        f"{folder / 'docs.json'}:topic entry 1: unknown field 'sources' ignored (a topic entry has topic_id, topic, docs)",
+        f"{folder / 'docs.json'}:topic entry 1, document 3 (and 1 more): unknown field 'pubdate' ignored (a "
+        "document has id, title, content, snippet, source, parsed_date, date, link, imageUrl, section)"]

@@ -384,8 +384,9 @@ def explained_readers(explain) -> set[str]:
 def test_two_reader_files_with_one_basename_are_two_readers(demo_copy, tmp_path, capsys):
     first = scores_file(tmp_path / "a" / "r.jsonl", lambda r: "A")
     second = scores_file(tmp_path / "b" / "r.jsonl", lambda r: "B")
+    third = scores_file(tmp_path / "c" / "r.jsonl", lambda r: "A")  # one file given twice is refused (hostile tests)
     explain = tmp_path / "e.jsonl"
-    readers = ["--reader-scores", str(first), "--reader-scores", str(second), "--reader-scores", f"mine={first}"]
+    readers = ["--reader-scores", str(first), "--reader-scores", str(second), "--reader-scores", f"mine={third}"]
     before = first.read_bytes(), second.read_bytes()
     assert answer_demo(demo_copy, "--explain", str(explain), *readers) == 0
     assert (first.read_bytes(), second.read_bytes()) == before

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from causalgraph.cli import answer, calibrate
-from causalgraph.data import DataError, input_files, load_data
+from causalgraph.data import DataError, load_data
 from causalgraph.learn.calibration import calibrate_readers, load_calibrations
 from causalgraph.readers.base import Judgement, ReaderJudgements
 from causalgraph.readers.calibration import (ReaderCalibration, UserTrust, answer_log_odds, estimate_user_trust,
@@ -132,8 +132,6 @@ def test_a_folder_of_topics_is_read_with_ids_apart(topics_folder):
     assert [t.topic_id for t in topics] == [1, 2, 3, 4]
     qids = [q.qid for t in topics for q in t.questions]
     assert len(qids) == len(set(qids)) == 24 and "c-file-q1" in qids and "d-file-q6" in qids
-    assert topics_folder / "b-bridge" / "docs.json" in input_files(topics_folder)
-    assert topics_folder / "c-file.json" in input_files(topics_folder)
 
 
 def test_ids_given_twice_in_a_folder_of_topics_name_both_places(tmp_path):

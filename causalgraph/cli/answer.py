@@ -15,15 +15,16 @@ from typing import TYPE_CHECKING
 from tqdm import tqdm
 
 from ..config import DEFAULT_MODEL, DEMO_DATA, StoreError, default_cache_dir
-from ..data import SPLITS, Topic, input_files, load_data, question_score
+from ..data import SPLITS, Topic, load_data, question_score
 from ..data.files import write_files
 from ..data.records import escaped
 from ..reason.groups import SWITCHABLE
-from ..run.output import check_outputs, jsonl
+from ..run.output import jsonl
 from ..run.parallel import PARALLEL_CHARS, SCHEDULERS, DaskUnavailable, Outcome
 from .common import (BUG_EXIT, ENVIRONMENT_ERRORS, USER_ERRORS, add_document_chars_option, add_priors_option,
-                     add_reader_options, check_reader_options, command_parser, encoder_store_for, error_line, is_bug, load_readers,
-                     log_warnings, parse_groups, parse_topics, plural, positive, reader_inputs, resolved_priors,
+                     add_reader_options, check_reader_options, check_run_outputs, command_parser, encoder_store_for,
+                     error_line, is_bug, load_readers, log_warnings, parse_groups, parse_topics, plural, positive,
+                     resolved_priors,
                      run_command, weight)
 
 if TYPE_CHECKING:  # the solver, the models and what they answer load only once the options are read
@@ -204,9 +205,8 @@ def answer(args: argparse.Namespace, start: float) -> int:
     """The run of `main`, its options read and checked."""
     data, split = (DEMO_DATA, "sample") if args.demo else (args.data, args.split)
     try:
-        outputs = check_outputs({"--out": args.out, "--explain": args.explain, "--timings": args.timings},
-                                [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)],
-                                {"--cache-dir": None if args.no_cache else args.cache_dir})
+        outputs = check_run_outputs(args, {"--out": args.out, "--explain": args.explain, "--timings": args.timings},
+                                    {"--cache-dir": None if args.no_cache else args.cache_dir})
         topics = load_data(data, split, args.topics, args.max_document_chars)
         from ..api import Reasoner
         from ..reason.solve import SolverParams

@@ -14,9 +14,9 @@ from ..config import DEFAULT_MODEL, default_cache_dir
 from ..data import DataError, load_data, load_split
 from ..data.load import is_topic_folder, topic_entries
 from ..readers.scores import load_reader_files, parse_reader_spec
-from ..run.output import OutputError, check_outputs
+from ..run.output import OutputError
 from ..data.files import write_files
-from .common import plural, run_command
+from .common import check_run_outputs, plural, run_command
 from .lab import cv_inputs, cv_parser
 
 
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     specs = args.reader_scores
     try:
-        outputs = check_outputs({"--out": args.out}, [s.path for s in specs])
+        outputs = check_run_outputs(args, {"--out": args.out})
     except (OutputError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -17,7 +17,7 @@ import traceback
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..config import ENCODER_STORE, default_cache_dir
+from ..config import DEMO_DATA, ENCODER_STORE, default_cache_dir
 from ..data import DataError
 from ..data.load import TopicIds
 from ..data.records import MAX_DOCUMENT_CHARS, MAX_TOPIC_DIGITS, Topic, escaped
@@ -27,7 +27,7 @@ from ..readers.load import load_readers as read_readers
 from ..readers.scores import parse_reader_spec
 from ..reason.groups import PRIORS, SWITCHABLE
 from ..run.checks import priors_for, reader_weight_problem, weight_problem
-from ..run.output import OutputError
+from ..run.output import OutputError, check_outputs
 from ..run.parallel import DaskUnavailable, WorkerDied
 
 # How the commands were started, for their usage lines: `python -m causalgraph.answer` unless the
@@ -197,9 +197,22 @@ def check_reader_options(parser: argparse.ArgumentParser, args: argparse.Namespa
             parser.error(f"{option}: {path} is a folder, not a file")
 
 
-def reader_inputs(args: argparse.Namespace) -> list[Path]:
-    """The files the reader options read besides the score files: the calibration file."""
-    return [args.reader_calibration] if args.reader_calibration else []
+# the options that name what a command reads: files, or folders (a data folder, a model folder) whose files it reads
+INPUT_OPTIONS = ("data", "model", "reader_scores", "reader_calibration", "crossencoder", "gold", "pred", "user_topics",
+                 "encoder", "base")
+
+
+def run_inputs(args: argparse.Namespace) -> list[Path]:
+    """Every path that a command's options name for reading (INPUT_OPTIONS; the demo folder under --demo): the
+    inputs that run.output.check_outputs keeps each command's outputs off."""
+    given = [getattr(args, name, None) for name in INPUT_OPTIONS] + [DEMO_DATA if getattr(args, "demo", False) else None]
+    return [Path(p) for value in given for p in (value if isinstance(value, list) else [value]) if p is not None]
+
+
+def check_run_outputs(args: argparse.Namespace, outputs: dict[str, str | os.PathLike | None],
+                      folders: dict[str, str | os.PathLike | None] | None = None) -> dict[str, Path]:
+    """check_outputs against every input of the run (run_inputs): what each command that writes a file calls."""
+    return check_outputs(outputs, run_inputs(args), folders)
 
 
 def load_readers(args: argparse.Namespace, topics: list) -> tuple[ReaderJudgements, ...]:

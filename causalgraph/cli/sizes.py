@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     from ..learn.bands import SHIPPED_GROUPS, blend_copies, scorer_kinds
     from ..learn.crossval import SIZE_COPIES
     from ..learn.scorer import EdgeScorer
-    from ..readers.scores import load_reader_scores
+    from ..readers.scores import load_reader_files
 
     args.sizes = args.sizes or SIZES
     inputs = cv_inputs(args, evidence=True)  # 11-36 read train-evidence/ for the document rows
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     topics, shapes, bias = inputs
     try:
         questions = {q.qid: q for t in topics for q in t.questions}
-        readers = [(str(path), load_reader_scores(path, questions).judgements) for path in args.reader_scores]
+        readers = [(r.reader, r.judgements) for r in load_reader_files(args.reader_scores, questions)]
     except (DataError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

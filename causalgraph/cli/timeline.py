@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 from ..config import default_cache_dir
-from ..data import SPLITS, DataError, data_files, load_split
+from ..data import SPLITS, DataError, load_split
 from ..data.files import write_files
-from .common import parse_topics, plural, run_command
+from .common import check_run_outputs, parse_topics, plural, run_command
 from .lab import cv_inputs, cv_parser
 
 
@@ -39,11 +39,10 @@ def analysed(topics, encoder: str, progress: bool, desc: str):
 def export(args: argparse.Namespace) -> int:
     from ..evidence.timeline import graph_bytes, graph_format
     from ..experiments.timeline import timeline_graphs
-    from ..run.output import check_outputs
 
     graph_format(args.graph_out)  # a wrong suffix is an error before any work
     topics = load_split(args.data, args.split, args.topics)
-    check_outputs({"--graph-out": args.graph_out}, data_files(args.data))
+    check_run_outputs(args, {"--graph-out": args.graph_out})
     graph = timeline_graphs(analysed(topics, args.encoder, not args.quiet, "timelines"))
     write_files({args.graph_out: graph_bytes(graph, args.graph_out)})
     kinds = [k for _, _, k in graph.edges(data="kind")]

@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..config import DEFAULT_ENCODER, DEFAULT_MODEL, PACKAGE_DIR, default_cache_dir
-from ..data import DataError, Topic, data_files, input_files, load_data
+from ..data import DataError, Topic, load_data
 from ..data.load import id_ranges
 from ..reason.groups import PRIORS
-from ..run.output import check_outputs
 from ..data.files import write_files
-from .common import at_least, plural, positive, run_command
+from .common import at_least, check_run_outputs, plural, positive, run_command
 from .lab import cv_inputs, cv_parser, environment_line
 
 if TYPE_CHECKING:
@@ -179,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
 
     card = args.out.with_suffix(".md")
     try:
-        check_outputs({"--out": args.out, "its model card": card}, data_files(args.data))
+        check_run_outputs(args, {"--out": args.out, "its model card": card})
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -259,7 +258,7 @@ def user_main(args: argparse.Namespace) -> int:
                 raise DataError(folder, None, f"question {unlabelled[0]} has no golden_answer: train on labelled topics")
             sets.append((folder, list(range(len(topics), len(topics) + len(loaded)))))
             topics += loaded
-        check_outputs({"--out": args.out, "its model card": card}, [p for f in args.user_topics for p in input_files(f)])
+        check_run_outputs(args, {"--out": args.out, "its model card": card})
     except (DataError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -13,20 +13,21 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..data import data_files, load_labelled
+from ..data import load_labelled
 from ..experiments.crossencoder import fit_reader, fusion_rows, held_out_judgements
 from ..experiments.inputs import describe_held, labelled_analyses, shipped_bias
 from ..learn.crossval import fold_scorers, resized_sets
 from ..readers.crossencoder import SETTINGS_FILE, option_inputs
-from ..run.output import check_outputs
 from ..data.files import write_files
+from .common import check_run_outputs
 
 
 def crossencoder_main(args: argparse.Namespace, topics: list, shapes: list) -> int:
     folder = args.out
     if folder is not None:
         try:
-            check_outputs({"--out": folder / "model.safetensors"}, data_files(args.data))
+            check_run_outputs(args, {"--out": folder / "model.safetensors", "its settings": folder / SETTINGS_FILE,
+                                     "its README": folder / "README.md"})
         except ValueError as err:
             print(f"error: {err}", file=sys.stderr)
             return 2

@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING
 from tqdm import tqdm
 
 from ..config import DEFAULT_MODEL, DEMO_DATA
-from ..data import SPLITS, DataError, Topic, input_files, load_data
+from ..data import SPLITS, DataError, Topic, load_data
 from ..reason.groups import SWITCHABLE
-from ..run.output import check_outputs
 from .common import (ENVIRONMENT_ERRORS, USER_ERRORS, add_document_chars_option, add_priors_option, add_reader_options,
-                     at_least, check_reader_options, command_parser, error_line, load_readers, log_warnings, parse_groups,
-                     plural, reader_inputs, resolved_priors, run_command)
+                     at_least, check_reader_options, check_run_outputs, command_parser, error_line, load_readers,
+                     log_warnings, parse_groups, plural, resolved_priors, run_command)
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             raise DataError(data, None, f"holds {len(topics)} topics; choose one with --topic "
                                         f"({', '.join(str(t.topic_id) for t in topics[:10])}{', ...' if len(topics) > 10 else ''})")
         out = args.out or Path(f"topic{topics[0].topic_id}.html")
-        check_outputs({"--out": out}, [*input_files(data), args.model, *args.reader_scores, *reader_inputs(args)])
+        check_run_outputs(args, {"--out": out})
         from ..api import Reasoner
 
         reasoner = Reasoner.load(args.model, args.without, reader_weight=args.reader_weight,

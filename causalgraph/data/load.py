@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import datetime
 import json
 import logging
@@ -160,7 +159,8 @@ def unknown_fields(obj: dict) -> list[str]:
 
 def parse_question(obj: dict, path: str | os.PathLike, where: str) -> Question:
     """One question object (a questions.jsonl line); gold labels are read from `golden_answer` when present.
-    DataError for an event text that is empty, or has no letter or digit (zero-width or punctuation only). A
+    DataError for an event text that is empty, or has no letter or digit (zero-width or punctuation only), and
+    for a golden_answer that lists None of the others beside a cause (None is the answer alone). A
     question that offers None more than once, or whose options all repeat its target, is kept with a warning
     that names it (the latter is answered on its own, with no label)."""
     missing = [k for k in QUESTION_KEYS[:-1] if k not in obj]
@@ -182,9 +182,12 @@ def parse_question(obj: dict, path: str | os.PathLike, where: str) -> Question:
     if len({normalize_text(t) for t in texts}) == 1:
         _warn(path, where, f"question {shown(qid)} offers its target as every option; it has no answer (an event "
                            "never causes itself) and is answered on its own, with no label")
-    gold = obj.get("golden_answer")
-    return Question(qid=qid, topic_id=topic_id, target=texts[0], options=tuple(texts[1:]),
-                    gold=None if gold is None else parse_labels(gold, path, where))
+    gold = None if obj.get("golden_answer") is None else parse_labels(obj["golden_answer"], path, where)
+    none = [label for label, text in zip(LABELS, texts[1:]) if is_none_option(text) and label in (gold or ())]
+    if none and len(gold or ()) > len(none):
+        raise DataError(path, where, f"golden_answer {shown(obj['golden_answer'])} of question {shown(qid)} lists None "
+                                     f"of the others ({none[0]}) beside a cause")
+    return Question(qid=qid, topic_id=topic_id, target=texts[0], options=tuple(texts[1:]), gold=gold)
 
 
 def load_questions(path: str | os.PathLike) -> list[Question]:
@@ -221,6 +224,8 @@ def load_answers(path: str | os.PathLike, predictions: bool = False) -> dict[str
         qid = parse_id(obj["id"], path, where)
         if qid in answers:
             raise DataError(path, where, f"duplicate question id {shown(qid)}")
+        if key == "golden_answer" and "target_event" in obj:  # a question: its gold checked against its options
+            parse_question(obj, path, where)
         answers[qid] = parse_labels(obj[key], path, where, allow_empty=predictions)
         if not answers[qid]:
             _warn(path, where, f"empty answer for {shown(qid)}; it scores 0")
@@ -249,24 +254,36 @@ def title_of(entry: dict, path: str | os.PathLike, where: str) -> str:
     return str(title)
 
 
+ENTRY_KEYS = ("topic_id", "topic", "docs")  # of a docs.json entry
+# of a document: those read (`date`, as a topic file names it, where there is no parsed_date), and the AER
+# docs.json's link, imageUrl and section, which are not
+DOCUMENT_KEYS = ("id", "title", "content", "snippet", "source", "parsed_date", "date", "link", "imageUrl", "section")
+
+
 def parse_documents(data, path: Path, max_document_chars: int = MAX_DOCUMENT_CHARS,
                     names: list[str] | None = None) -> dict[int, tuple[str, list[Document]]]:
     """The documents of a parsed docs.json (a list of {topic_id, topic, docs}) by topic (see load_documents);
-    `names` says where each entry is in messages (default "topic entry 1", ...). Documents are numbered from 1."""
+    `names` says where each entry is in messages (default "topic entry 1", ...). Documents are numbered from 1.
+    Keys of no entry or document (ENTRY_KEYS, DOCUMENT_KEYS) are ignored with one warning each, naming where."""
     if not isinstance(data, list):
         raise DataError(path, None, f"expected a JSON list of topics, got {type(data).__name__}")
     topics: dict[int, tuple[str, list[Document]]] = {}
+    unknown: dict[tuple[str, str], list[str]] = {}  # (what has it, key) -> where
     for i, entry in enumerate(data):
         where = names[i] if names else f"topic entry {i + 1}"
         if not isinstance(entry, dict) or "topic_id" not in entry or not isinstance(entry.get("docs"), list):
             raise DataError(path, where, "expected an object with 'topic_id' and a 'docs' list")
         topic_id = parse_topic_id(entry["topic_id"], path, where)
+        for key in sorted(set(map(str, entry)) - set(ENTRY_KEYS)):
+            unknown.setdefault(("topic entry", key), []).append(where)
         docs = []
         for j, doc in enumerate(entry["docs"], start=1):
             at = f"{where}, document {j}" if getattr(doc, "line", None) is None else f"line {doc.line}, {where}, document {j}"
             text = (doc.get("content") or doc.get("snippet") or "") if isinstance(doc, dict) else None
             if not isinstance(text, str):
                 raise DataError(path, at, "expected an object with a string 'content'")
+            for key in sorted(set(map(str, doc)) - set(DOCUMENT_KEYS)):
+                unknown.setdefault(("document", key), []).append(at)
             doc_id = _text(doc.get("id", f"{topic_id}-{j - 1}"))
             doc_where = f"{at} (id {shown(doc_id)})"
             for value in (doc_id, text, doc.get("title"), doc.get("source")):
@@ -279,7 +296,7 @@ def parse_documents(data, path: Path, max_document_chars: int = MAX_DOCUMENT_CHA
                 _warn(path, doc_where, f"{len(text):,} characters; keeping the first {max_document_chars:,} "
                                        "(--max-document-chars raises the limit)")
                 text = text[:max_document_chars]
-            date = day_of(doc.get("parsed_date") or "")
+            date = day_of(doc.get("parsed_date") or doc.get("date") or "")
             if date and (problem := date_problem(date)):
                 _warn(path, doc_where, f"date {shown(date)} {problem}; ignored")
                 date = ""
@@ -287,6 +304,10 @@ def parse_documents(data, path: Path, max_document_chars: int = MAX_DOCUMENT_CHA
                                  source=_text(doc.get("source") or ""), date=date))
         title, previous = topics.get(topic_id, (title_of(entry, path, where), []))
         topics[topic_id] = (title, previous + docs)
+    for (what, key), places in unknown.items():
+        more = f" (and {len(places) - 1} more)" if len(places) > 1 else ""
+        _warn(path, places[0] + more, f"unknown field {shown(key)} ignored (a {what} has "
+                                      f"{', '.join(ENTRY_KEYS if what == 'topic entry' else DOCUMENT_KEYS)})")
     return topics
 
 
@@ -480,17 +501,6 @@ def load_topic_entries(entries: list[Path], max_document_chars: int = MAX_DOCUME
     return topics
 
 
-def input_files(path: str | os.PathLike) -> list[Path]:
-    """Every file that reading `path` (see load_data) may read: a topic file, a topic folder's two files, each
-    topic's files of a folder of topics, or each split's files of a data folder."""
-    path = Path(path)
-    if path.is_file():
-        return [path]
-    nested = [f for e in topic_entries(path) or [] for f in ([e / "questions.jsonl", e / "docs.json"] if e.is_dir()
-                                                             else [e])]
-    return [path / "questions.jsonl", path / "docs.json", *nested, *data_files(path)]
-
-
 MAX_YAML_DEPTH = 100  # nesting levels of a YAML topic file (a topic file needs 5)
 
 
@@ -556,15 +566,6 @@ def _at(obj, where: str) -> str:
     return where if line is None else f"line {line}, {where}"
 
 
-def _document_entry(doc):
-    """A topic file's document as a docs.json one: `date` for `parsed_date` (its line kept)."""
-    if not isinstance(doc, dict):
-        return doc
-    entry = copy.copy(doc)
-    entry["parsed_date"] = doc.get("parsed_date", doc.get("date"))
-    return entry
-
-
 def load_topic_file(path: str | os.PathLike, max_document_chars: int = MAX_DOCUMENT_CHARS, first_topic: int = 1,
                     id_prefix: str = "") -> list[Topic]:
     """The topics of one JSON or YAML file: a topic, or a list of them, each an object with `questions` (as in
@@ -609,7 +610,6 @@ def load_topic_file(path: str | os.PathLike, max_document_chars: int = MAX_DOCUM
         docs = entry.get("documents", [])
         if not isinstance(docs, list):
             raise DataError(path, where, "'documents' must be a list of {title, content} objects")
-        docs = [_document_entry(d) for d in docs]
         _, documents = parse_documents([{"topic_id": topic_id, "topic": title, "docs": docs}], path,
                                        max_document_chars, [f"topic {i + 1}"])[topic_id]
         if any(t.topic_id == topic_id for t in topics):

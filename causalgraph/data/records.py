@@ -50,6 +50,10 @@ class Question:
     options: tuple[str, str, str, str]
     gold: frozenset[str] | None = None
 
+    def __post_init__(self):  # every reader of the texts (graph, encoders, readers, outputs) gets one spelling
+        object.__setattr__(self, "target", clean_text(self.target))
+        object.__setattr__(self, "options", tuple(map(clean_text, self.options)))
+
     def option(self, label: str) -> str:
         return self.options[LABELS.index(label)]
 
@@ -78,10 +82,24 @@ def is_none_option(text: str) -> bool:
     return normalize_text(text) == NONE_TEXT
 
 
+# the fullwidth and halfwidth forms (and the ideographic space): letters, digits and signs that NFKC makes plain
+_WIDE = re.compile("[\u3000\uff01-\uffee]")
+
+
+def clean_text(text: str) -> str:
+    """An event's text as it is shown and read: composed (NFC), fullwidth and halfwidth forms as their plain
+    characters, format characters dropped (zero-width ones U+200B-U+200D, the word joiner U+2060, the byte-order
+    mark U+FEFF, bidi controls, soft hyphens), whitespace squeezed to single spaces. Other compatibility forms (the
+    ² of m²) are kept: normalize_text, which names the event, folds them too."""
+    text = unicodedata.normalize("NFC", _WIDE.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text))
+    return re.sub(r"\s+", " ", "".join(c for c in text if unicodedata.category(c) != "Cf")).strip()
+
+
 def normalize_text(text: str) -> str:
-    """Lower-case, straighten quotes, drop trailing punctuation and squeeze whitespace."""
+    """What two texts that name one event share: clean_text in NFKC, lower-cased, quotes straightened, trailing
+    punctuation dropped."""
+    text = unicodedata.normalize("NFKC", clean_text(text)).lower()
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
-    text = re.sub(r"\s+", " ", text.strip().lower())
     return text.rstrip(" .;!")
 
 

@@ -332,13 +332,20 @@ class ReaderCalibration:
             raise DataError(path, where, f"unknown field {sorted(unknown)[0]!r} (a calibration of an older "
                                          "causalgraph? run `calibrate` again)")
         fallback = record.get("fallback", False)
+        # an estimate states its model; a fallback and a channel of whole answers (answers_right) have none
         required = ("reader", "kind", "method", "options") + (() if fallback or "answers_right" in record
-                                                               else ("cause", "other"))
+                                                               else ("cause", "other", "sensitivity", "specificity"))
         for name in required:
             if name not in record:
                 raise DataError(path, where, f"missing field {name!r}")
         if not isinstance(record["reader"], str) or not record["reader"]:
             raise DataError(path, where, "reader must be a non-empty string")
+        if not isinstance(record["method"], str):
+            raise DataError(path, where, f"method must be a text, got {record['method']!r}")
+        options = record["options"]
+        if (isinstance(options, bool) or not isinstance(options, (int, float)) or not math.isfinite(options)
+                or options != int(options) or options < 0):
+            raise DataError(path, where, f"options must be a whole number, 0 or more, got {options!r}")
         if record["kind"] not in KINDS:
             raise DataError(path, where, f"kind must be one of {', '.join(KINDS)}, got {record['kind']!r}")
         if not isinstance(fallback, bool):
@@ -350,7 +357,7 @@ class ReaderCalibration:
                                              f"{record['answers_right']!r}")
             if record.get("regime") != "none":
                 raise DataError(path, where, "answers_right belongs to the regime 'none'")
-        for name in ("options", "cause", "other", "spread", "dependence", "sensitivity", "specificity", "scale",
+        for name in ("cause", "other", "spread", "dependence", "sensitivity", "specificity", "scale",
                      "discount"):
             value = record.get(name, 0)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -366,7 +373,7 @@ class ReaderCalibration:
             raise DataError(path, where, "sensitivity and specificity must lie strictly between 0 and 1")
         if not (0 <= record.get("scale", SCALE) <= 100 and 0 < record.get("discount", 1.0) <= 1):
             raise DataError(path, where, "scale must lie in [0, 100] and discount in (0, 1]")
-        return cls(**record)
+        return cls(**{**record, "options": int(options)})
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:

@@ -170,6 +170,8 @@ def parse_reply(text: str) -> dict[str, Judgement] | None:
         if not isinstance(entry, dict) or not isinstance(entry.get("verdict"), bool):
             return None
         confidence = entry.get("confidence")
+        if isinstance(confidence, float) and confidence.is_integer():  # 80.0: the schema's integer 80, as JSON has it
+            confidence = int(confidence)
         if isinstance(confidence, bool) or not isinstance(confidence, int) or not 50 <= confidence <= 100:
             return None
         p = confidence / 100 if entry["verdict"] else 1 - confidence / 100  # P(the option is a direct cause)

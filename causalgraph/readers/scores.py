@@ -59,7 +59,19 @@ def spec_name(file: str | os.PathLike) -> str:
 def load_reader_files(files: Iterable[str | os.PathLike], questions: dict[str, Question], weight: int = 100,
                       answered: Iterable[str] | None = None) -> list[ReaderJudgements]:
     """The readers of some files (paths or ReaderSpecs) by load_reader_scores (`answered`: the questions being
-    answered, which its warning counts); DataError when two get one name."""
+    answered, which its warning counts); DataError when two get one name, or two are one file (however spelt,
+    links included: one reader given twice would count twice)."""
+    files = list(files)
+    seen: dict[tuple[int, int], str | os.PathLike] = {}
+    for file in files:
+        try:
+            found = os.stat(file)
+        except OSError:
+            continue  # load_reader_scores names it
+        first = seen.setdefault((found.st_dev, found.st_ino), file)
+        if first is not file:
+            raise DataError("--reader-scores", None, f"{spec_name(first)} and {spec_name(file)} are one file "
+                                                     f"({Path(first).resolve()}); give each reader once")
     answered = None if answered is None else set(answered)
     readers = [load_reader_scores(file, questions, weight, answered=answered) for file in files]
     names: dict[str, ReaderJudgements] = {}
@@ -74,7 +86,7 @@ def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], 
                        name: str | None = None, answered: Iterable[str] | None = None) -> ReaderJudgements:
     """A reader from a file of answers or probabilities, named `name` (default: a ReaderSpec's name, or the
     path as given). DataError (file and line) for a label outside A-D, a probability outside [0, 1] or a line
-    with neither field or both, and (the file) when no id is one of `questions`; ids that are not get a
+    with neither field or both, and (the file) when it is empty or no id is one of `questions`; ids that are not get a
     one-line warning with their count and the first few (one file may cover other topics too); questions the file leaves out (or give it
     no probability) get no judgement, with one warning that counts those of `answered` (default: all)."""
     if name is None:
@@ -111,6 +123,8 @@ def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], 
             judgements.update({(qid, label): Judgement(verdict=label in chosen) for label in LABELS})
         else:
             raise DataError(path, where, "expected an 'answer' or a 'probs' field")
+    if not seen:
+        raise DataError(path, None, "holds no judgement (an empty file); give one line per question")
     judgements = {k: j for k, j in judgements.items() if k[0] in questions}
     if unknown:
         first = ", ".join(map(shown, unknown[:MOST_UNKNOWN])) + (", ..." if len(unknown) > MOST_UNKNOWN else "")
