@@ -142,7 +142,7 @@ def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool 
         second_vectors = encode(texts, second_encoder, streamed=True)
         second_embedded = DocumentVectors.join(store.vectors(docs, readings, second_encoder), second_vectors.shape[1])
     embedding = time.perf_counter()
-    reader = shipped_reader() if statements and docs else None
+    reader = shipped_reader(quantized=True) if statements and docs else None
     evidence = read_evidence(extraction, embedded, graph, pairs, encoder, reader)
     if second_encoder:
         second = SecondReading(second_encoder, read_evidence(extraction, second_embedded, graph, pairs, second_encoder,
