@@ -28,7 +28,7 @@ def counted(monkeypatch):
     """Replace analyse_topic with a cheap fake that counts its calls."""
     calls = []
 
-    def analyse(topic, encoder, documents=True, store=None, seconds=None, second_encoder=None):
+    def analyse(topic, encoder, documents=True, store=None, seconds=None, second_encoder=None, statements=False):
         calls.append(topic.topic_id)
         return FakeAnalysis(topic.topic_id, list(range(1000)))
 
@@ -50,7 +50,7 @@ def test_key_follows_questions_documents_and_gold():
 
 def test_code_version_follows_the_analysis_code_only(tmp_path, monkeypatch):
     pkg = tmp_path / "pkg"
-    for folder in ("text", "reason/rules", "view/templates", "analysis", "data", "graph", "evidence"):
+    for folder in ("text", "reason/rules", "view/templates", "analysis", "data", "graph", "evidence", "read"):
         (pkg / folder).mkdir(parents=True)
     files = {"config.py": "A = 1\n", "text/extract.py": "x = 1\n", "analysis/analyse.py": "y = 1\n",
              "analysis/table.py": "t = 1\n", "evidence/features.py": "f = 1\n",

@@ -56,12 +56,13 @@ def _hash_files(digest, root: Path, files: list[Path]) -> None:
 
 @lru_cache(maxsize=None)
 def code_version(entries: tuple[str, ...] = ANALYSIS_CODE) -> str:
-    """Hash of the package's code under `entries`."""
+    """Hash of the package's code under `entries` (and of the files they name, the reader's weights among them;
+    one that is missing, none)."""
     digest = hashlib.sha256()
     files = []
     for entry in entries:
         path = PACKAGE_DIR / entry
-        files += sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        files += sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.exists() else []
     _hash_files(digest, PACKAGE_DIR, files)
     return digest.hexdigest()
 

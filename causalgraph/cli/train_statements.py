@@ -17,7 +17,8 @@ from .common import plural
 CARD = "README.md"
 
 
-def reader_card(args: argparse.Namespace, settings, lines: list[str], counts: dict[str, int], size: int) -> str:
+def reader_card(args: argparse.Namespace, settings, lines: list[str], counts: dict[str, int], size: int,
+                thresholds: dict[str, float] | None) -> str:
     """The model card: what the reader is, its data with their licenses, how it was trained, its figures."""
     from .lab import environment_line
 
@@ -36,7 +37,11 @@ def reader_card(args: argparse.Namespace, settings, lines: list[str], counts: di
 - Training: {settings.epochs} epochs, AdamW at {settings.lr:g} (linear warm-up and decay), batches of 16 of one head,
   every causal pair and {settings.negatives:g} unlinked pair per causal one drawn anew each epoch (weighted back to
   their share), each pair marked either way round at random, word embeddings frozen; seed {settings.seed}.
-- Weights: float16, all but the word embeddings (those of the installed `{settings.base}`); run in int8.
+- Weights: float16, all but the word embeddings (those of the installed `{settings.base}`); read and `cg.read` run
+  them in float, the answer path in int8.
+- The pair head's odds of a link are scaled so that 0.5 reads as the threshold of the best held-out F1 on
+  EventStoryLine's pairs (the cross-validation below; `link_thresholds` in reader.json), within a sentence and
+  across sentences{f": {thresholds}" if thresholds else " (none: no cross-validation)"}.
 - Command: `python -m causalgraph.train --reader-model {args.reader_model} --reader-folds {args.reader_folds}{" --force" if args.force else ""}`
 {environment_line()}
 
@@ -67,7 +72,7 @@ def reader_model_main(args: argparse.Namespace) -> int:
 
     import torch
 
-    from ..read.evaluate import cross_validate
+    from ..read.evaluate import figures, held_out, link_thresholds
     from ..read.learn import fit
     from ..read.model import save
 
@@ -76,17 +81,20 @@ def reader_model_main(args: argparse.Namespace) -> int:
     corpus = Corpus(sentences, tags, pairs + story)
     settings = Settings(base=args.base, epochs=args.epochs, seed=args.seed)
     lines: list[str] = []
+    thresholds: dict[str, dict[str, float]] = {}
     if args.reader_folds:
-        lines = cross_validate(corpus, settings, args.reader_folds, not args.quiet).lines()
+        rows = held_out(corpus, settings, args.reader_folds, not args.quiet)
+        lines = figures(rows).lines()
+        thresholds = {"link_thresholds": link_thresholds(rows)}
         print("\n".join(lines), flush=True)
     reader = fit(corpus, settings, not args.quiet)
     with tempfile.TemporaryDirectory() as tmp:
-        save(reader.net, Path(tmp), reader.settings)
+        save(reader.net, Path(tmp), {**reader.settings, **thresholds})
         files: dict[Path, str | bytes] = {folder / p.name: p.read_bytes() for p in Path(tmp).iterdir()}
     counts = {"sentences": len(sentences), "relations": len(pairs), "storyline": len(story),
               "linked": sum(x.label != 0 for x in story)}
     size = sum(len(b) for b in files.values())
-    files[folder / CARD] = reader_card(args, settings, lines, counts, size)
+    files[folder / CARD] = reader_card(args, settings, lines, counts, size, thresholds.get("link_thresholds"))
     write_files(files)
     print(f"wrote {folder} ({size / 2**20:.1f} MiB) in {time.time() - start:.0f}s")
     return 0

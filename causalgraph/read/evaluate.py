@@ -130,8 +130,7 @@ def figures(rows: dict) -> Figures:
         hits = np.zeros(len(pair_rows), dtype=bool)
         for i in np.unique(fold):
             rest = where & (fold != i)
-            grid = np.arange(0.05, 0.96, 0.05)
-            best = max(grid, key=lambda t: f1(linked[rest], p_link[rest] >= t)[0])
+            best = max(GRID, key=lambda t: f1(linked[rest], p_link[rest] >= t)[0])
             mine = where & (fold == i)
             hits[mine] = p_link[mine] >= best
         return f1(linked[where], hits[where])[0]
@@ -145,8 +144,17 @@ def figures(rows: dict) -> Figures:
                    nested(within), nested(~within), counts)
 
 
-def cross_validate(corpus: Corpus, settings: Settings, k: int, progress: bool = True,
-                   out: Path | None = None) -> Figures:
-    """`figures` of `held_out` (its rows written to `out` after each fold, where given)."""
-    return figures(held_out(corpus, settings, k, progress, out))
+GRID = tuple(round(t, 2) for t in np.arange(0.05, 0.96, 0.05))
+
+
+def link_thresholds(rows: dict) -> dict[str, float]:
+    """The probability of a causal link (either direction) at which the held-out EventStoryLine pairs score their
+    best F1, within a sentence and across sentences: the reader's `link_thresholds` (read/reader.py)."""
+    pairs = rows["pairs"]
+    found = {}
+    for kind, within in (("within", True), ("across", False)):
+        gold = np.array([r["label"] != 0 for r in pairs if r["within"] == within], dtype=bool)
+        p = np.array([r["p"][1] + r["p"][2] for r in pairs if r["within"] == within])
+        found[kind] = float(max(GRID, key=lambda t: f1(gold, p >= t)[0])) if gold.any() else THRESHOLD
+    return found
 

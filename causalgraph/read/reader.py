@@ -158,14 +158,27 @@ class CausalReader:
 
     def pairs(self, passages: list[tuple[str, Span, Span]]) -> np.ndarray:
         """For each passage and its two events a and b: the probabilities of PAIR_CLASSES (none, a caused b, b
-        caused a); a passage read before (MEMO) is not read again."""
+        caused a), calibrated (`calibrated`); a passage read before (MEMO) is not read again."""
         with self.lock:
             new = list(dict.fromkeys(p for p in passages if p not in self.memo))
             if new:
                 if len(self.memo) + len(new) > MEMO:
                     self.memo.clear()
-                self.memo.update(zip(new, self._read_pairs(new)))
+                self.memo.update(zip(new, (self.calibrated(p, q) for p, q in zip(new, self._read_pairs(new)))))
             return np.array([self.memo[p] for p in passages]).reshape(len(passages), len(PAIR_CLASSES))
+
+    def calibrated(self, passage: tuple[str, Span, Span], p: np.ndarray) -> np.ndarray:
+        """The pair head's probabilities with the odds of a link (either direction) scaled so that the threshold
+        of the settings' `link_thresholds` (chosen under cross-validation: read/evaluate.py) reads as 0.5, within
+        a sentence or across sentences; as they are where the settings have none."""
+        thresholds = self.settings.get("link_thresholds")
+        if not thresholds:
+            return p
+        text, a, b = passage
+        between = text[min(a[0], b[0]) : max(a[1], b[1])]
+        t = float(thresholds["across" if len(sentences(between)) > 1 else "within"])
+        scaled = np.array([p[0], *(p[1:] * (1 - t) / t)])
+        return scaled / scaled.sum()
 
     @torch.inference_mode()
     def _read_pairs(self, passages: list[tuple[str, Span, Span]]) -> np.ndarray:
