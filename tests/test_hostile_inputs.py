@@ -295,21 +295,21 @@ def test_an_output_naming_any_input_of_any_command_is_refused_and_the_input_kept
     monkeypatch.chdir(tmp_path)
     topic = tmp_path / "ud" / "fukushima"
     questions = write_questions(topic / "questions.jsonl", [question_row("f-1", 5, "The dam failed.", OPTIONS, "A")])
-    (topic / "notes.txt").write_text("kept\n")
+    (topic / "notes.json").write_text("{}\n")  # a topic file, as the loader may read one
     scores = write(tmp_path, json.dumps({"id": "f-1", "answer": "A"}) + "\n", "r.jsonl")
     cal = write(tmp_path, "{}", "cal.json")
     (tmp_path / "link.jsonl").symlink_to(questions)
     os.link(scores, tmp_path / "hard.jsonl")
-    files = {p: p.read_bytes() for p in (questions, topic / "notes.txt", scores, cal)}
+    files = {p: p.read_bytes() for p in (questions, topic / "notes.json", scores, cal)}
     for out in ("ud/fukushima/questions.jsonl", "ud/../ud/fukushima/questions.jsonl", "link.jsonl",
-                "ud/fukushima/notes.txt", "r.jsonl", "hard.jsonl"):
+                "ud/fukushima/notes.json", "r.jsonl", "hard.jsonl"):
         assert calibrate.main(["--data", "ud", "--reader-scores", "r.jsonl", "--out", out]) == 2
         assert capsys.readouterr().err == f"error: --out {out}: is an input of this run; refusing to overwrite it\n"
-    for out in ("cal.json", "hard.jsonl", "ud/fukushima/notes.txt"):
+    for out in ("cal.json", "hard.jsonl", "ud/fukushima/notes.json"):
         assert answer.main(["--data", "ud", "--reader-scores", "r.jsonl", "--reader-calibration", "cal.json",
                             "--out", out, "--quiet"]) == 2
         assert capsys.readouterr().err == f"error: --out {out}: is an input of this run; refusing to overwrite it\n"
-    assert visualize.main(["--data", "ud", "--out", "ud/fukushima/notes.txt", "--quiet"]) == 2
+    assert visualize.main(["--data", "ud", "--out", "ud/fukushima/notes.json", "--quiet"]) == 2
     assert "is an input of this run" in capsys.readouterr().err
     assert {p: p.read_bytes() for p in files} == files
 

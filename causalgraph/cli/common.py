@@ -238,6 +238,17 @@ def load_readers(args: argparse.Namespace, topics: list) -> tuple[ReaderJudgemen
 log = logging.getLogger(__name__)
 
 
+def unwritable(folder: Path) -> str | None:
+    """Why a folder could not be made or written, checked without making it (it is made only when an encoder is
+    unpacked: a run refused for its options leaves nothing behind); None where it could."""
+    existing = next(p for p in [folder, *folder.parents] if os.path.lexists(p))
+    if not existing.is_dir():
+        return f"{existing} is not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"{existing} cannot be written"
+    return None
+
+
 @contextmanager
 def encoder_store_for(cache: Path | None):
     """Within it, this process and the workers it starts unpack encoders (config.encoder_store) under the cache
@@ -245,13 +256,11 @@ def encoder_store_for(cache: Path | None):
     folder cannot be made (the cache a file, a read-only or missing home), into a temporary folder removed when
     it ends, the latter with a warning naming the folder."""
     folder = None if cache is None else Path(cache).expanduser() / "encoders"
-    if folder is not None:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            log.warning("cannot write to the cache folder %s (%s); encoders are unpacked into a temporary folder "
-                        "for this run", folder, err.strerror or err)
-            folder = None
+    problem = None if folder is None else unwritable(folder)
+    if folder is not None and problem is not None:
+        log.warning("cannot write to the cache folder %s (%s); encoders are unpacked into a temporary folder "
+                    "for this run", folder, problem)
+        folder = None
     previous, temporary = os.environ.get(ENCODER_STORE), None
     if folder is None:
         temporary = tempfile.TemporaryDirectory(prefix="causalgraph-encoders-")

@@ -70,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     cuts = {k: (held or [[] for _ in analyses]) if k == "test-shaped" else cut_all(analyses, k, args.seed)
             for k in tqdm(args.sizes, desc="cutting topics", unit="size")}
     documents = STRUCTURE_FEATURES + FEATURE_GROUPS["documents"]
+    # the groups of the documents' evidence; the trained reader's statements are read for a user's topics only
+    # (evidence/reading.py), so AER data never has them
+    groups = [g for g in FEATURE_GROUPS if g not in ("question", "size", "documents", "read statements")]
     shipped = scorer_kinds()[1].keywords["features"]  # the shipped evidence scorer's
     # (row, features, training copies); the readers are measured over the shipped evidence scorer
     configs = [
@@ -78,9 +81,8 @@ def main(argv: list[str] | None = None) -> int:
          STRUCTURE_FEATURES, sized),
         ("size-aware + documents", documents, sized),
         *[(f"size-aware + documents + {group}" + (" (the shipped evidence scorer)" if group in SHIPPED_GROUPS else ""),
-           documents + FEATURE_GROUPS[group], sized) for group in FEATURE_GROUPS if group not in ("question", "size", "documents")],
-        ("size-aware + every evidence group", STRUCTURE_FEATURES + sum((FEATURE_GROUPS[g] for g in FEATURE_GROUPS
-                                                                        if g not in ("question", "size")), ()), sized),
+           documents + FEATURE_GROUPS[group], sized) for group in groups],
+        ("size-aware + every evidence group", documents + sum((FEATURE_GROUPS[g] for g in groups), ()), sized),
     ]
     rows, helds = [], None
     with tqdm(total=len(configs) * len(args.sizes), desc="scoring", unit="size") as bar:
