@@ -6,6 +6,7 @@ names its file, line or argument, or a warning that names what was left out."""
 import datetime
 import json
 import os
+import tracemalloc
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,8 +14,9 @@ from hypothesis import strategies as st
 
 import causalgraph as cg
 from causalgraph.cli import answer, evaluate, visualize
-from causalgraph.data import DataError, load_data, load_questions
+from causalgraph.data import DataError, Question, load_data, load_questions
 from causalgraph.data.load import load_labelled
+from causalgraph.readers.scores import load_reader_scores
 
 from .conftest import NONE, question_row, write_questions
 from .test_safety import answer_demo
@@ -282,3 +284,28 @@ def test_a_question_whose_options_all_repeat_its_target_is_answered_alone(tmp_pa
     assert (f"{path}:line 2: question 'q2' offers its target as every option; it has no answer (an event never "
             "causes itself) and is answered on its own, with no label") in caplog.text
 
+
+
+# --- costs bounded by what is used, not by what is given ---
+
+def reader_file_peak(tmp_path, lines: int) -> int:
+    """The peak bytes that reading a reader file takes: one judged question among `lines` ids of no question."""
+    path = tmp_path / f"r{lines}.jsonl"
+    with open(path, "w") as out:
+        out.write(json.dumps({"id": "q1", "answer": "A"}) + "\n")
+        out.writelines(json.dumps({"id": f"other-{i}", "probs": {"A": 0.25, "B": 0.5, "C": 0.75, "D": 1}}) + "\n"
+                       for i in range(lines))
+    questions = {"q1": Question("q1", 1, "The dam failed.", tuple(OPTIONS))}
+    tracemalloc.start()
+    try:
+        reader = load_reader_scores(path, questions)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        assert set(reader.judgements) == {("q1", label) for label in "ABCD"}
+
+
+def test_a_reader_file_of_other_ids_takes_memory_bounded_by_its_matches(tmp_path):
+    # every line was once read, checked and made judgements before the ids were matched: 2.8 GB for 90 MB
+    small, large = reader_file_peak(tmp_path, 5_000), reader_file_peak(tmp_path, 20_000)
+    assert large < 1.5 * small and large < 1_000_000, (small, large)
