@@ -13,12 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import causalgraph as cg
+from causalgraph.analysis import cache
 from causalgraph.cli import answer, evaluate, visualize
-from causalgraph.data import DataError, Question, Topic, load_data, load_questions
+from causalgraph.data import DataError, Document, Question, Topic, load_data, load_questions
 from causalgraph.data.load import load_labelled
 from causalgraph.graph.topic import build_graph
 from causalgraph.readers.scores import load_reader_scores
 from causalgraph.reason import solve as solve_module
+from causalgraph.text.extract import DocumentReading
 
 from .conftest import NONE, question_row, write_questions
 from .test_safety import answer_demo
@@ -333,3 +335,16 @@ def test_the_searches_of_a_topic_of_clashing_questions_do_not_grow_with_it(monke
     # each question was solved alone over the whole grounding: 2,000 questions took 78 s, 5,000 over 300 s
     small, large = clash_solves(monkeypatch, 20), clash_solves(monkeypatch, 80)
     assert large <= small, (small, large)
+
+
+def test_the_cache_files_of_many_tiny_documents_do_not_grow_with_them(tmp_path, monkeypatch):
+    # each document's reading and embeddings were a file apiece: 10,000 tiny documents left 21,020 files, each
+    # write scanning the folder for debris
+    read = []
+    monkeypatch.setattr(cache, "iter_readings", lambda documents: (read.append(d) or DocumentReading((), ()) for d in documents))
+    store = cache.AnalysisCache.open(tmp_path, "hub/name")
+    documents = [Document(f"d{i}", "Note", f"Rain fell on day {i}.") for i in range(600)]
+    assert store.read(documents[:200]) == [DocumentReading((), ())] * 200
+    small = sum(p.is_file() for p in tmp_path.rglob("*"))
+    assert store.read(documents) == [DocumentReading((), ())] * 600 and len(read) == 600  # each read once
+    assert sum(p.is_file() for p in tmp_path.rglob("*")) == small <= 3
