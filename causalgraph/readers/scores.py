@@ -85,7 +85,8 @@ def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], 
     path = Path(path)
     judgements: dict[tuple[str, str], Judgement] = {}
     seen: dict[str, int] = {}
-    unknown, first = 0, []  # the lines of no question answered, and the first few of their ids
+    unknown = 0  # the lines of no question answered
+    first: list[str] = []  # the first few of their ids
     for lineno, obj in read_jsonl(path):
         where = f"line {lineno}"
         if "id" not in obj:
