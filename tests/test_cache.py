@@ -93,8 +93,8 @@ def test_different_encoders_use_different_entries(tmp_path):
     twice = AnalysisCache.open(tmp_path, "hub/name-a", second="hub/name-b")  # a second reading is another analysis
     assert twice.path(make_topic()) != a.path(make_topic())
     document = make_topic().documents[0]  # but the same encoder's embeddings of a document are shared
-    assert twice.document_path(document, "vectors", "hub/name-b") == b.document_path(document, "vectors")
-    assert twice.document_path(document, "vectors") == a.document_path(document, "vectors")
+    assert twice.document_key(document, "vectors", "hub/name-b") == b.document_key(document, "vectors")
+    assert twice.document_key(document, "vectors") == a.document_key(document, "vectors")
 
 
 def test_miss_then_hit(tmp_path, counted):
@@ -126,7 +126,7 @@ def test_each_document_is_read_once_whatever_topic_holds_it(tmp_path, monkeypatc
     assert len(store.read([one, two])) == 2 and read == ["d1", "d2"]
     assert store.read([two, one, Document("d3", "Other", "Rain fell.")]) == [DocumentReading((), ())] * 3
     assert read == ["d1", "d2", "d3"]  # only the new document is read
-    assert store.document_path(one) != store.document_path(replace(one, date="2024-03-01"))  # the date anchors it
+    assert store.document_key(one) != store.document_key(replace(one, date="2024-03-01"))  # the date anchors it
 
 
 def test_parallel_writers_of_one_entry(tmp_path, monkeypatch):

@@ -7,6 +7,7 @@ import datetime
 import json
 import os
 import re
+import tracemalloc
 import unicodedata
 
 import pytest
@@ -14,10 +15,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import causalgraph as cg
+from causalgraph.analysis import cache
 from causalgraph.cli import answer, evaluate, visualize
 from causalgraph.config import DEMO_DATA
-from causalgraph.data import DataError, Topic, is_none_option, load_data, load_questions, normalize_text
+from causalgraph.data import DataError, Document, Question, Topic, is_none_option, load_data, load_questions, normalize_text
 from causalgraph.data.load import load_labelled
+from causalgraph.graph.topic import build_graph
+from causalgraph.readers.scores import load_reader_scores
+from causalgraph.reason import solve as solve_module
+from causalgraph.text.extract import DocumentReading
 
 from .conftest import NONE, question_row, write_questions
 from .test_safety import answer_demo
@@ -451,3 +457,63 @@ def test_docs_json_reads_date_as_parsed_date_and_names_unknown_keys(tmp_path, ca
         f"{folder / 'docs.json'}:topic entry 1: unknown field 'sources' ignored (a topic entry has topic_id, topic, docs)",
         f"{folder / 'docs.json'}:topic entry 1, document 3 (and 1 more): unknown field 'pubdate' ignored (a "
         "document has id, title, content, snippet, source, parsed_date, date, link, imageUrl, section)"]
+
+
+# --- costs bounded by what is used, not by what is given ---
+
+def reader_file_peak(tmp_path, lines: int) -> int:
+    """The peak bytes that reading a reader file takes: one judged question among `lines` ids of no question."""
+    path = tmp_path / f"r{lines}.jsonl"
+    with open(path, "w") as out:
+        out.write(json.dumps({"id": "q1", "answer": "A"}) + "\n")
+        out.writelines(json.dumps({"id": f"other-{i}", "probs": {"A": 0.25, "B": 0.5, "C": 0.75, "D": 1}}) + "\n"
+                       for i in range(lines))
+    questions = {"q1": Question("q1", 1, "The dam failed.", tuple(OPTIONS))}
+    tracemalloc.start()
+    try:
+        reader = load_reader_scores(path, questions)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        assert set(reader.judgements) == {("q1", label) for label in "ABCD"}
+
+
+def test_a_reader_file_of_other_ids_takes_memory_bounded_by_its_matches(tmp_path):
+    # every line was once read, checked and made judgements before the ids were matched: 2.8 GB for 90 MB
+    small, large = reader_file_peak(tmp_path, 5_000), reader_file_peak(tmp_path, 20_000)
+    assert large < 1.5 * small and large < 1_000_000, (small, large)
+
+
+def clash_solves(monkeypatch, pairs: int) -> int:
+    """The searches that solving a topic of `pairs` clashing pairs of questions takes (benchmarks/hostile_costs.py:
+    each question alone is answerable, each pair is not), each over the whole topic's grounding."""
+    questions = []
+    for i in range(pairs):
+        a, b = f"Event A{i} happened.", f"Event B{i} happened."
+        questions += [Question(f"q{i}a", 1, a, (b, b, f"Filler C{i}.", f"Filler D{i}.")),
+                      Question(f"q{i}b", 1, b, (a, a, f"Filler E{i}.", f"Filler F{i}."))]
+    searches = []
+    search = solve_module.TopicProgram._search
+    monkeypatch.setattr(solve_module.TopicProgram, "_search", lambda *a, **k: searches.append(1) or search(*a, **k))
+    solution = solve_module.solve_topic(build_graph(Topic(1, questions)), {})
+    assert solution.dropped == ("consistency",) and all(solution.answers.values()) and not solution.alone
+    return len(searches)
+
+
+def test_the_searches_of_a_topic_of_clashing_questions_do_not_grow_with_it(monkeypatch):
+    # each question was solved alone over the whole grounding: 2,000 questions took 78 s, 5,000 over 300 s
+    small, large = clash_solves(monkeypatch, 20), clash_solves(monkeypatch, 80)
+    assert large <= small, (small, large)
+
+
+def test_the_cache_files_of_many_tiny_documents_do_not_grow_with_them(tmp_path, monkeypatch):
+    # each document's reading and embeddings were a file apiece: 10,000 tiny documents left 21,020 files, each
+    # write scanning the folder for debris
+    read = []
+    monkeypatch.setattr(cache, "iter_readings", lambda documents: (read.append(d) or DocumentReading((), ()) for d in documents))
+    store = cache.AnalysisCache.open(tmp_path, "hub/name")
+    documents = [Document(f"d{i}", "Note", f"Rain fell on day {i}.") for i in range(600)]
+    assert store.read(documents[:200]) == [DocumentReading((), ())] * 200
+    small = sum(p.is_file() for p in tmp_path.rglob("*"))
+    assert store.read(documents) == [DocumentReading((), ())] * 600 and len(read) == 600  # each read once
+    assert sum(p.is_file() for p in tmp_path.rglob("*")) == small <= 3

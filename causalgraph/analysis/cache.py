@@ -7,12 +7,15 @@ reading code (READING_CODE) and, for the embeddings, the encoder and how it embe
 sharing documents (a topic cut in pieces, a rerun with other questions) read and embed each document once. A topic's entry is keyed by its questions, the digests of the documents it
 reads, the encoder (its name and, for a local model, its files), the installed packages and the analysis code
 (ANALYSIS_CODE). Changing any of them misses the cache; editing a rule file, the scorer or the page template does
-not. Entries are pickles written to a temporary file and renamed into place, so parallel workers can share one
-folder and a reader never sees a half-written entry. An entry records its format and key, and one whose type,
-format or key does not match is recomputed and replaced, with a warning that names it. Entries are pickles, and
-unpickling runs code: the cache folder must be writable only by users the reader trusts (it is the user's own
-~/.cache/causalgraph by default); an entry, or a cache folder, that another user owns or could have written
-(config.untrusted, as ssh judges its keys) is neither read nor written, with a warning.
+not. A topic's entry is a pickle written to a temporary file and renamed into place; the documents' entries are
+pickles in one SQLite file (DOCUMENTS), each written in a transaction of its own, so that their files do not
+grow with the documents (10,000 tiny documents made 21,020 files, each write scanning the folder). Either way
+parallel workers can share one folder and a reader never sees a half-written entry. An entry records its format
+and key, and one whose type, format or key does not match is recomputed and replaced, with a warning that names
+it. Entries are pickles, and unpickling runs code: the cache folder must be writable only by users the reader
+trusts (it is the user's own ~/.cache/causalgraph by default); an entry, or a cache folder, that another user
+owns or could have written (config.untrusted, as ssh judges its keys) is neither read nor written, with a
+warning.
 """
 
 from __future__ import annotations
@@ -23,7 +26,10 @@ import json
 import logging
 import os
 import pickle
+import sqlite3
 import sys
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
@@ -43,6 +49,9 @@ READING_CODE = ("config.py", "data", "text")
 VECTORS_CODE = READING_CODE + ("evidence/retrieve.py",)  # which encoder, and how, embeds the sentences
 ANALYSIS_CODE = READING_CODE + ("graph", "evidence", "analysis/analyse.py", "analysis/table.py", "read",
                                 "models/reader/reader.safetensors", "models/reader/reader.json")
+
+DOCUMENTS = "documents.sqlite"  # the documents' entries, in the cache folder
+DOCUMENTS_WAIT = 60.0  # seconds a worker waits for another's write to the documents' entries
 
 log = logging.getLogger(__name__)
 
@@ -139,12 +148,12 @@ class AnalysisCache:
         key = hashlib.sha256(f"{self.salt}\n{topic_digest(topic, self.documents)}".encode()).hexdigest()
         return self.root / f"topic-{topic.topic_id}-{key[:32]}.pickle"
 
-    def document_path(self, document: Document, kind: str = "reading", encoder: str | None = None) -> Path:
-        """The entry of a document's reading, or (`kind` "vectors") of its sentences' embeddings by the encoder
-        (or `encoder`)."""
+    def document_key(self, document: Document, kind: str = "reading", encoder: str | None = None) -> str:
+        """The key of a document's reading, or (`kind` "vectors") of its sentences' embeddings by the encoder (or
+        `encoder`), among the documents' entries."""
         salt = self.reading_salt if kind == "reading" else self.vectors_salt(encoder or self.encoder)
         key = hashlib.sha256(f"{salt}\n{document_digest(document)}".encode()).hexdigest()
-        return self.root / "documents" / f"{kind}-{key[:32]}.pickle"
+        return f"{kind}-{key[:32]}"
 
     def load(self, topic: Topic) -> TopicAnalysis | None:
         """The cached analysis, or None when absent, unreadable or not an entry of this format and key (then
@@ -173,12 +182,14 @@ class AnalysisCache:
                       encoder: str | None = None) -> list:
         """Each document's entry of `kind`; `compute(indices)` yields, in order, those of the documents at
         `indices` that the cache does not hold, each stored as it comes."""
-        paths = [self.document_path(d, kind, encoder) for d in documents]
-        found = [_load(p, type_) for p in paths]
-        missing = [i for i, r in enumerate(found) if r is None]
-        for i, value in zip(missing, compute(missing) if missing else []):
-            found[i] = value
-            _store(paths[i], value)
+        keys = [self.document_key(d, kind, encoder) for d in documents]
+        path = self.root / DOCUMENTS
+        with _document_entries(path) as entries:
+            found = [_load_entry(entries, path, key, type_) for key in keys]
+            missing = [i for i, r in enumerate(found) if r is None]
+            for i, value in zip(missing, compute(missing) if missing else []):
+                found[i] = value
+                entries = _store_entry(entries, path, keys[i], value)
         return found
 
     def analyse(self, topic: Topic, seconds: dict[str, float] | None = None) -> tuple[TopicAnalysis, bool]:
@@ -201,17 +212,84 @@ def _load(path: Path, kind: type):
         return None
     try:
         with open(path, "rb") as handle:
-            entry = pickle.load(handle)
+            data = handle.read()
     except FileNotFoundError:
         return None
-    except Exception as err:  # a damaged entry is recomputed and replaced
+    except OSError as err:
         log.warning("%s: unreadable cache entry (%s: %s); recomputing", path, type(err).__name__, err)
         return None
-    if not (isinstance(entry, dict) and entry.get("format") == CACHE_FORMAT and entry.get("key") == path.stem
+    return _unpickle(data, path, path.stem, kind)
+
+
+def _unpickle(data: bytes, where: str | os.PathLike, key: str, kind: type):
+    """The value of the pickled entry `data` of `key`, or None (with a warning that names `where`) when it is
+    damaged or not an entry of this format, key and kind."""
+    try:
+        entry = pickle.loads(data)
+    except Exception as err:  # a damaged entry is recomputed and replaced
+        log.warning("%s: unreadable cache entry (%s: %s); recomputing", where, type(err).__name__, err)
+        return None
+    if not (isinstance(entry, dict) and entry.get("format") == CACHE_FORMAT and entry.get("key") == key
             and isinstance(entry.get("value"), kind)):
-        log.warning("%s: not a cache entry of this version (%s); recomputing", path, type(entry).__name__)
+        log.warning("%s: not a cache entry of this version (%s); recomputing", where, type(entry).__name__)
         return None
     return entry["value"]
+
+
+def _pickled(key: str, value) -> bytes:
+    return pickle.dumps({"format": CACHE_FORMAT, "key": key, "value": value}, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+@contextmanager
+def _document_entries(path: Path) -> Iterator[sqlite3.Connection | None]:
+    """The documents' entries at `path` (made, readable and writable by this user only, where missing), or None,
+    with a warning, where another user could have written them or they cannot be opened."""
+    if not trusted(path, log):
+        yield None
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        entries = sqlite3.connect(path, timeout=DOCUMENTS_WAIT, isolation_level=None)  # each write commits alone
+    except (OSError, sqlite3.Error) as err:
+        log.warning("cannot use the cache's document entries %s (%s); documents are read without them", path, err)
+        yield None
+        return
+    with closing(entries):
+        try:
+            entries.execute("PRAGMA journal_mode = WAL")  # a write appends to the log, with no wait for the disk
+            entries.execute("PRAGMA synchronous = NORMAL")
+            entries.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, entry BLOB NOT NULL)")
+        except sqlite3.Error as err:  # a damaged file, one that is no SQLite database, a folder not writable
+            log.warning("cannot use the cache's document entries %s (%s); documents are read without them", path, err)
+            yield None
+            return
+        yield entries
+
+
+def _load_entry(entries: sqlite3.Connection | None, path: Path, key: str, kind: type):
+    """The value of the entry `key` of the document entries at `path`, as _load reads a file's."""
+    if entries is None:
+        return None
+    try:
+        row = entries.execute("SELECT entry FROM entries WHERE key = ?", (key,)).fetchone()
+    except sqlite3.Error as err:
+        log.warning("%s:%s: unreadable cache entry (%s); recomputing", path, key, err)
+        return None
+    return None if row is None else _unpickle(row[0], f"{path}:{key}", key, kind)
+
+
+def _store_entry(entries: sqlite3.Connection | None, path: Path, key: str, value) -> sqlite3.Connection | None:
+    """Write the entry `key` of the document entries at `path`; the entries, or None (with a warning) once they
+    cannot be written."""
+    if entries is None:
+        return None
+    try:
+        entries.execute("INSERT OR REPLACE INTO entries VALUES (?, ?)", (key, _pickled(key, value)))
+    except sqlite3.Error as err:
+        log.warning("cannot write the cache's document entries %s (%s); the rest are not stored", path, err)
+        return None
+    return entries
 
 
 def _store(path: Path, value) -> None:
@@ -223,8 +301,7 @@ def _store(path: Path, value) -> None:
     except OSError as err:
         log.warning("cannot write to the cache folder %s: %s", path.parent, err)
         return
-    entry = pickle.dumps({"format": CACHE_FORMAT, "key": path.stem, "value": value}, protocol=pickle.HIGHEST_PROTOCOL)
     try:
-        write_files({path: entry}, mode=0o600)
+        write_files({path: _pickled(path.stem, value)}, mode=0o600)
     except OSError as err:
         log.warning("cannot write the cache entry %s: %s", path, err)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import datetime
 import json
 import logging
@@ -10,7 +11,7 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import BinaryIO, Iterable, Iterator
 
 from .records import (LABELS, MAX_DOCUMENT_CHARS, SPLITS, DataError, Document, Question, Topic, check_text,
                       is_none_option, normalize_text, parse_id, parse_labels, parse_topic_id, shown)
@@ -52,19 +53,25 @@ def _warn(path: str | os.PathLike, where: str, problem: str) -> None:
 MAX_STREAM_BYTES = 1 << 30  # read from a pipe, whose size is not known beforehand
 
 
+def _open_input(path: str | os.PathLike) -> tuple[BinaryIO, int | None]:
+    """An input file opened for reading, and how many bytes may be read from it (None: a regular file, whole);
+    DataError naming it for a device (/dev/zero never ends) or a socket."""
+    handle = open(path, "rb")
+    mode = os.fstat(handle.fileno()).st_mode
+    if stat.S_ISREG(mode) or stat.S_ISFIFO(mode):
+        return handle, None if stat.S_ISREG(mode) else MAX_STREAM_BYTES
+    handle.close()
+    kind = "a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode) else "not a file"
+    raise DataError(path, None, f"is {kind}, not a file to read")
+
+
 def read_bytes(path: str | os.PathLike) -> bytes:
     """The bytes of an input file, read in time bounded by its size: a regular file whole, a pipe up to
-    MAX_STREAM_BYTES; DataError naming it for a device (/dev/zero never ends), a socket, or a pipe that sends
-    more."""
-    with open(path, "rb") as handle:
-        mode = os.fstat(handle.fileno()).st_mode
-        if stat.S_ISREG(mode):
-            return handle.read()
-        if not stat.S_ISFIFO(mode):
-            kind = "a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode) else "not a file"
-            raise DataError(path, None, f"is {kind}, not a file to read")
-        data = handle.read(MAX_STREAM_BYTES + 1)
-    if len(data) > MAX_STREAM_BYTES:
+    MAX_STREAM_BYTES; DataError naming it for a device, a socket, or a pipe that sends more."""
+    handle, limit = _open_input(path)
+    with handle:
+        data = handle.read() if limit is None else handle.read(limit + 1)
+    if limit is not None and len(data) > limit:
         raise DataError(path, None, f"more than {MAX_STREAM_BYTES:,} bytes from a pipe; give a file")
     return data
 
@@ -137,16 +144,30 @@ def _parse_json(text: str, path: Path, lineno: int | None = None):
 
 
 def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
-    """Yield (line number, object) for every non-blank line; DataError on bad JSON or a non-object.
-    Lines end at "\n" only: JSON strings may hold other line separators such as U+2028."""
+    """Yield (line number, object) for every non-blank line, streamed (memory bounded by the longest line), with
+    the checks and bounds of read_text; DataError on bad JSON or a non-object. Lines end at "\n" only: JSON
+    strings may hold other line separators such as U+2028."""
     path = Path(path)
-    for lineno, line in enumerate(_read_text(path).split("\n"), start=1):
-        if not line.strip():
-            continue
-        obj = _parse_json(line, path, lineno)
-        if not isinstance(obj, dict):
-            raise DataError(path, f"line {lineno}", "expected a JSON object")
-        yield lineno, obj
+    handle, limit = _open_input(path)
+    with handle:
+        lineno = offset = 0
+        while raw := handle.readline(-1 if limit is None else limit + 1 - offset):
+            lineno, start, offset = lineno + 1, offset, offset + len(raw)
+            if limit is not None and offset > limit:
+                raise DataError(path, None, f"more than {MAX_STREAM_BYTES:,} bytes from a pipe; give a file")
+            if lineno == 1 and raw.startswith(codecs.BOM_UTF8):  # a leading byte-order mark is accepted and dropped
+                raw, start = raw[len(codecs.BOM_UTF8):], start + len(codecs.BOM_UTF8)
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                bad = raw[err.start : err.start + 1]
+                raise DataError(path, f"line {lineno}", f"not valid UTF-8 (byte {bad!r} at offset {start + err.start})") from None
+            if not line.strip():
+                continue
+            obj = _parse_json(line, path, lineno)
+            if not isinstance(obj, dict):
+                raise DataError(path, f"line {lineno}", "expected a JSON object")
+            yield lineno, obj
 
 
 QUESTION_KEYS = ("id", "topic_id", "target_event", *(f"option_{l}" for l in LABELS), "golden_answer")

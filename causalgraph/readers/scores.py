@@ -85,16 +85,20 @@ def load_reader_files(files: Iterable[str | os.PathLike], questions: dict[str, Q
 def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], weight: int = 100,
                        name: str | None = None, answered: Iterable[str] | None = None) -> ReaderJudgements:
     """A reader from a file of answers or probabilities, named `name` (default: a ReaderSpec's name, or the
-    path as given). DataError (file and line) for a label outside A-D, a probability outside [0, 1] or a line
-    with neither field or both, and (the file) when it is empty or no id is one of `questions`; ids that are not get a
-    one-line warning with their count and the first few (one file may cover other topics too); questions the file leaves out (or give it
-    no probability) get no judgement, with one warning that counts those of `answered` (default: all)."""
+    path as given). DataError (file and line) for a label outside A-D, a probability outside [0, 1], a line
+    with neither field or both, or an id given twice, and (the file) when it is empty or no id is one of `questions`; ids that
+    are not get a one-line warning with their count and the first few (one file may cover other topics too).
+    The file is streamed and only the lines of `questions` are kept, so memory grows with those, not with the
+    file: a line of another id is checked and dropped, and its id is not remembered (an id given twice is
+    noticed among `questions`' only). Questions the file leaves out (or give it no probability) get no
+    judgement, with one warning that counts those of `answered` (default: all)."""
     if name is None:
         name = spec_name(path)
     path = Path(path)
     judgements: dict[tuple[str, str], Judgement] = {}
     seen: dict[str, int] = {}
-    unknown: list[str] = []  # ids of no question answered: read (and checked) as any, then left out
+    unknown = 0  # the lines of no question answered
+    first: list[str] = []  # the first few of their ids
     for lineno, obj in read_jsonl(path):
         where = f"line {lineno}"
         if "id" not in obj:
@@ -102,39 +106,48 @@ def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], 
         qid = parse_id(obj["id"], path, where)
         if qid in seen:
             raise DataError(path, where, f"duplicate id {shown(qid)} (first on line {seen[qid]})")
-        seen[qid] = lineno
+        read = _read_line(obj, path, where)
         if qid not in questions:
-            unknown.append(qid)
-        if "probs" in obj and "answer" in obj:
-            raise DataError(path, where, "both 'answer' and 'probs'; give one (a reader of both is two readers, "
-                                         "one file each)")
-        if "probs" in obj:
-            probs = obj["probs"]
-            if not isinstance(probs, dict):
-                raise DataError(path, where, f"probs must be an object such as {{\"A\": 0.9}}, got {shown(probs)}")
-            for label, p in probs.items():
-                if label not in LABELS:
-                    raise DataError(path, where, f"label {shown(label)} is outside A-D in probs")
-                if isinstance(p, bool) or not isinstance(p, (int, float)) or not (0 <= p <= 1) or math.isnan(p):
-                    raise DataError(path, where, f"probability of {label} must be a number in [0, 1], got {shown(p)}")
-                judgements[(qid, label)] = Judgement(probability=float(p))
-        elif "answer" in obj:
-            chosen = parse_labels(obj["answer"], path, where, allow_empty=True)
-            judgements.update({(qid, label): Judgement(verdict=label in chosen) for label in LABELS})
+            unknown += 1
+            if len(first) < MOST_UNKNOWN:
+                first.append(qid)
+            continue
+        seen[qid] = lineno
+        if isinstance(read, dict):
+            judgements.update({(qid, label): Judgement(probability=p) for label, p in read.items()})
         else:
-            raise DataError(path, where, "expected an 'answer' or a 'probs' field")
-    if not seen:
+            judgements.update({(qid, label): Judgement(verdict=label in read) for label in LABELS})
+    if not seen and not unknown:
         raise DataError(path, None, "holds no judgement (an empty file); give one line per question")
-    judgements = {k: j for k, j in judgements.items() if k[0] in questions}
     if unknown:
-        first = ", ".join(map(shown, unknown[:MOST_UNKNOWN])) + (", ..." if len(unknown) > MOST_UNKNOWN else "")
+        ids = ", ".join(map(shown, first)) + (", ..." if unknown > MOST_UNKNOWN else "")
         if not judgements:
-            raise DataError(path, None, f"no id matches a question answered ({len(unknown)} ids: {first})")
-        log.warning("%s: %d id%s match no question answered (%s); not read", path, len(unknown),
-                    "s" * (len(unknown) != 1), first)
+            raise DataError(path, None, f"no id matches a question answered ({unknown} ids: {ids})")
+        log.warning("%s: %d id%s match no question answered (%s); not read", path, unknown, "s" * (unknown != 1), ids)
     answered = set(questions) if answered is None else set(answered)
     missing = len(answered - {qid for qid, _ in judgements})
     if missing:
         log.warning("%s: no judgement for %d of the %d question%s answered; %s no reader facts", path, missing,
                     len(answered), "s" * (len(answered) != 1), "it gets" if missing == 1 else "they get")
     return ReaderJudgements(name, judgements, weight)
+
+
+def _read_line(obj: dict, path: Path, where: str) -> dict[str, float] | frozenset[str]:
+    """A reader line's probabilities by label, or its answer's labels; DataError (file and line) as
+    load_reader_scores says."""
+    if "probs" in obj and "answer" in obj:
+        raise DataError(path, where, "both 'answer' and 'probs'; give one (a reader of both is two readers, "
+                                     "one file each)")
+    if "answer" in obj:
+        return parse_labels(obj["answer"], path, where, allow_empty=True)
+    if "probs" not in obj:
+        raise DataError(path, where, "expected an 'answer' or a 'probs' field")
+    probs = obj["probs"]
+    if not isinstance(probs, dict):
+        raise DataError(path, where, f"probs must be an object such as {{\"A\": 0.9}}, got {shown(probs)}")
+    for label, p in probs.items():
+        if label not in LABELS:
+            raise DataError(path, where, f"label {shown(label)} is outside A-D in probs")
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not (0 <= p <= 1) or math.isnan(p):
+            raise DataError(path, where, f"probability of {label} must be a number in [0, 1], got {shown(p)}")
+    return {label: float(p) for label, p in probs.items()}

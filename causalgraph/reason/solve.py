@@ -245,6 +245,13 @@ class TopicProgram:
             atom = atoms[s]
             assert atom is not None, f"the rule files declare no #external {s}"
             self.literals[atom.literal] = g
+        # the assumptions as literals: clingo would look each symbol up again at every solve
+        self.group_literals = {g: lit for lit, g in self.literals.items()}
+        self.question_literals = sorted((a.symbol.arguments[0].string, a.literal) for a in atoms.by_signature("q_active", 1))
+        self.events: dict[str, set[int]] = defaultdict(set)  # each question's target and options
+        for signature in (("target", 2), ("option", 3)):
+            for a in atoms.by_signature(*signature):
+                self.events[a.symbol.arguments[0].string].add(a.symbol.arguments[-1].number)
         for symbol in [*self.groups.values(), *self.questions.values()]:
             self.control.assign_external(symbol, None)  # free, so that the assumptions decide (externals start false)
         self.selects = {(a.symbol.arguments[0].string, a.symbol.arguments[1].string): a.symbol
@@ -296,8 +303,8 @@ class TopicProgram:
         answer set if it has none by then)."""
         groups = set(groups)
         questions = set(self.questions) if questions is None else set(questions)
-        assumptions = [(s, g in groups) for g, s in self.groups.items()]
-        assumptions += [(s, q in questions) for q, s in sorted(self.questions.items())] + list(assumed)
+        assumptions: list = [lit if g in groups else -lit for g, lit in self.group_literals.items()]
+        assumptions += [lit if q in questions else -lit for q, lit in self.question_literals] + list(assumed)
         halfway = None if deadline is None else (time.monotonic() + deadline) / 2
         found = self._search(assumptions, halfway, wait_for_model=False, read=read)
         if found.status is Status.UNKNOWN:
@@ -385,29 +392,68 @@ def relax(program: TopicProgram, active: list[str], questions: list[str], deadli
     return Part(tuple(questions), found, tuple(dropped), alone, tuple(active))
 
 
+def rounds(program: TopicProgram, qids: list[str]) -> list[list[str]]:
+    """`qids` in rounds of questions that share no event: the questions joined by shared events (directly or
+    through others) form groups, and round r holds the r-th question of each group (in the order of `qids`)."""
+    parent = {q: q for q in qids}
+
+    def root(q: str) -> str:
+        while parent[q] != q:
+            parent[q] = q = parent[parent[q]]
+        return q
+
+    first: dict[int, str] = {}  # each event's first question
+    for q in qids:
+        for event in sorted(program.events[q]):
+            parent[root(q)] = root(first.setdefault(event, q))
+    groups: dict[str, list[str]] = defaultdict(list)
+    for q in qids:
+        groups[root(q)].append(q)
+    return [[g[r] for g in groups.values() if r < len(g)] for r in range(max(map(len, groups.values()), default=0))]
+
+
+def unsatisfiable_alone(program: TopicProgram, qids: list[str], active: list[str],
+                        deadline: float | None) -> tuple[dict[str, SolveResult], bool]:
+    """The questions of `qids` that are unsatisfiable on their own, each with that result, and whether every
+    question was checked (the `deadline` may come first; the unchecked are taken to be answerable). Questions
+    that share no event share no rule of the shipped program, so a round of them (`rounds`) is satisfiable
+    exactly when each is alone: each round is one search, halved where it is unsatisfiable until the questions
+    that are stand alone. The searches grow with the largest group of questions joined by events and with the
+    impossible questions, not with the topic, as one search per question did (each over the whole grounding)."""
+    found: dict[str, SolveResult] = {}
+    pending = rounds(program, qids)[::-1]
+    while pending:
+        if deadline is not None and time.monotonic() >= deadline:
+            return found, False
+        batch = pending.pop()
+        result = program.solve(active, batch, deadline)
+        if result.unsatisfiable and len(batch) == 1:
+            found[batch[0]] = result
+        elif result.unsatisfiable:
+            half = len(batch) // 2
+            pending += [batch[half:], batch[:half]]
+    return found, True
+
+
 def solve_parts(program: TopicProgram, topic_id: int, qids: list[str], active: list[str],
                 deadline: float | None) -> list[Part]:
-    """The whole topic in one part where it is satisfiable. Otherwise each question is solved on its own (as
-    long as the `deadline` allows; the rest are taken to be answerable); one that is unsatisfiable even so is
-    named and relaxed on its own, and the rest of the topic is relaxed together. A question that no answer
-    satisfies even with the relaxable groups dropped is named and left unanswered (an empty answer)."""
+    """The whole topic in one part where it is satisfiable. Otherwise the questions unsatisfiable on their own
+    are found (`unsatisfiable_alone`, as long as the `deadline` allows; the rest are taken to be answerable);
+    each is named and relaxed on its own, and the rest of the topic is relaxed together. A question that no
+    answer satisfies even with the relaxable groups dropped is named and left unanswered (an empty answer)."""
     found = program.solve(active, qids, deadline)
     if not found.unsatisfiable:
         return [Part(tuple(qids), found, active=tuple(active))]
-    alone: dict[str, SolveResult] = {}
-    for q in qids:
-        if deadline is not None and time.monotonic() >= deadline:
-            break
-        alone[q] = program.solve(active, [q], deadline)
-    impossible = [q for q in qids if q in alone and alone[q].unsatisfiable]
+    alone, checked = unsatisfiable_alone(program, qids, active, deadline)
+    impossible = [q for q in qids if q in alone]
     if impossible:
         log.warning("topic %s: question(s) %s cannot be answered under the rules even on their own; "
                     "answering each on its own, the rest of the topic together", topic_id, ", ".join(impossible))
-    rest = [q for q in qids if q not in impossible]
+    rest = [q for q in qids if q not in alone]
     try:
         parts = [relax(program, active, rest, deadline, f"topic {topic_id}", None if impossible else found)] if rest else []
     except Unanswerable:
-        if len(alone) == len(qids):
+        if checked:
             raise
         return solve_parts(program, topic_id, qids, active, None)  # the deadline left one unchecked: check all
     for q in impossible:
