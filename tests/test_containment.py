@@ -153,11 +153,13 @@ def test_the_time_limit_caps_all_the_searches_of_a_topic(monkeypatch):
     real_solve = TopicProgram.solve
     monkeypatch.setattr(TopicProgram, "solve", lambda self, *a, **k: searches.append(1) or real_solve(self, *a, **k))
     unlimited = solve_topic(graph, scores)
-    assert len(searches) > 400  # the topic, each of its 400 questions on its own, then the relaxed topic
+    # the topic, its 400 questions in rounds over the groups that share no event (not one search each), the
+    # relaxed topic
+    assert 2 < len(searches) < 50
     searches.clear()
     start = time.monotonic()
     limited = solve_topic(graph, scores, time_limit=0.05)
-    assert time.monotonic() - start < 5 and len(searches) < 100
+    assert time.monotonic() - start < 5 and len(searches) < 50
     assert unlimited.dropped == ("consistency",) and all(unlimited.answers.values())
     assert_valid_solution(graph, limited)  # the answer may depend on timing, as the README says
 

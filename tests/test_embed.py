@@ -141,6 +141,7 @@ def test_an_encoder_that_every_topic_needs_stops_the_run_in_one_line(two_topics,
     monkeypatch.setattr(importlib.metadata, "distribution", missing)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     cache.encoder_version.cache_clear()
+    embed.forget_encoders()  # an earlier test's all-mpnet-base-v2, still loaded, would need no unpacking
     out = tmp_path / "p.jsonl"
     code = answer.main(["--data", str(two_topics), "--split", "sample", "--quiet", "--priors", "none", "--no-cache",
                         "--keep-going", "--workers", "1", "--out", str(out)])
