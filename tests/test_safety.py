@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -444,3 +445,16 @@ def test_topics_without_documents_get_one_warning_naming_them(tmp_path, caplog):
     caplog.clear()
     assert answer.main(["--demo", "--quiet", "--out", str(tmp_path / "d.jsonl")]) == 0
     assert "no documents" not in caplog.text
+
+
+def test_a_folder_made_meanwhile_by_another_writer_is_written_in(tmp_path, monkeypatch):
+    """Two writers (the LLM reader's threads caching replies) may both find a folder missing and make it: the
+    second one's mkdir fails as the first made it, and its file is written all the same."""
+    from causalgraph.data import files
+
+    folder = tmp_path / "llm"
+    folder.mkdir()  # made by the other writer after this one looked
+    real = files.os.path.lexists
+    monkeypatch.setattr(files.os.path, "lexists", lambda p: False if Path(p) == folder else real(p))
+    files.write_files({folder / "a.json": "{}"})
+    assert (folder / "a.json").read_text() == "{}"

@@ -108,7 +108,12 @@ def write_files(files: dict[Path, str | bytes], mode: int | None = None) -> None
     try:
         for path in targets:
             for folder in reversed([p for p in path.parents if not os.path.lexists(p)]):
-                folder.mkdir()
+                try:
+                    folder.mkdir()
+                except FileExistsError:
+                    if folder.is_dir():  # made meanwhile by another writer (a thread, a process): not ours
+                        continue
+                    raise
                 folders.append(folder)
             remove_debris(path)
         for path, content in targets.items():
