@@ -99,6 +99,12 @@ def mark(text: str, a: Span, b: Span) -> tuple[str, int, int]:
     return "".join(out), opens["a"], opens["b"]
 
 
+def marker_token(encoded: Encoded, at: int) -> int:
+    """The token of the marker placed at character `at`: the first that starts there or after it (a marker is
+    punctuation, its own token, but a text's odd characters may shift what the tokenizer reports)."""
+    return next((i for i, (s, _) in enumerate(encoded.offsets) if s >= at), max(0, len(encoded.offsets) - 1))
+
+
 class CausalReader:
     """The trained reader, loaded from a folder (read/model.py's files; the shipped one by default)."""
 
@@ -150,8 +156,7 @@ class CausalReader:
         encoded = self.tokens.encode_batch([m[0] for m in marked])
         out = []
         for (_, a_at, b_at), e in zip(marked, encoded):
-            a_tok = next(i for i, (s, _) in enumerate(e.offsets) if s == a_at)
-            b_tok = next(i for i, (s, _) in enumerate(e.offsets) if s == b_at)
+            a_tok, b_tok = marker_token(e, a_at), marker_token(e, b_at)
             keep = self.tokens.window(e, a_tok, b_tok)
             out.append((self.tokens.frame(e, keep), keep.index(a_tok) + 1, keep.index(b_tok) + 1))
         return out
