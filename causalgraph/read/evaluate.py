@@ -7,10 +7,8 @@ and of EventStoryLine's topics (GroupKFold each), trains on the rest (read/learn
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import GroupKFold
@@ -82,27 +80,36 @@ def folds(corpus: Corpus, k: int) -> list[set[str]]:
     return held
 
 
-def held_out(corpus: Corpus, settings: Settings, k: int, progress: bool, out: Path | None = None) -> dict:
-    """Each fold's model's readings of what it held out: {"sentences", "tags", "direction", "pairs"} rows."""
+def read_fold(corpus: Corpus, settings: Settings, groups: set[str], fold: int, progress: bool,
+              rng: random.Random | None = None) -> dict:
+    """What a reader trained on every group but `groups` reads of those groups: {"sentences", "tags",
+    "direction", "pairs"} rows (each relation's two spans given in the order `rng` draws, seeded)."""
+    rng = rng or random.Random(settings.seed)
+    reader = fit(corpus.where(lambda g: g not in groups), settings, progress)
+    test = corpus.where(lambda g: g in groups)
+    rows: dict[str, list] = {}
+    rows["sentences"] = [{"group": x.group, "causal": x.causal, "p": float(p), "fold": fold}
+                         for x, p in zip(test.sentences, reader.causal([x.text for x in test.sentences]))]
+    rows["tags"] = [{"gold": word_labels(x.text, x.spans), "pred": word_labels(x.text, found)}
+                    for x, found in zip(test.tags, reader.spans([x.text for x in test.tags]))]
+    news = [x for x in test.pairs if not x.group.startswith("storyline-")]
+    flips = [rng.random() < 0.5 for _ in news]
+    probs = reader.pairs([(x.text, x.b, x.a) if flip else (x.text, x.a, x.b) for x, flip in zip(news, flips)])
+    rows["direction"] = [{"right": 2 if flip else 1, "p": p.tolist(), "fold": fold} for flip, p in zip(flips, probs)]
+    story = [x for x in test.pairs if x.group.startswith("storyline-")]
+    probs = reader.pairs([(x.text, x.a, x.b) for x in story])
+    rows["pairs"] = [{"group": x.group, "label": x.label, "within": x.same_sentence, "p": p.tolist(), "fold": fold}
+                     for x, p in zip(story, probs)]
+    return rows
+
+
+def held_out(corpus: Corpus, settings: Settings, k: int, progress: bool) -> dict:
+    """Each fold's model's readings of what it held out (`read_fold`), the folds' rows joined."""
     rng = random.Random(settings.seed)
     rows: dict[str, list] = {"sentences": [], "tags": [], "direction": [], "pairs": []}
     for i, groups in enumerate(folds(corpus, k)):
-        reader = fit(corpus.where(lambda g, groups=groups: g not in groups), settings, progress)
-        test = corpus.where(lambda g, groups=groups: g in groups)
-        rows["sentences"] += [{"group": x.group, "causal": x.causal, "p": float(p), "fold": i}
-                              for x, p in zip(test.sentences, reader.causal([x.text for x in test.sentences]))]
-        rows["tags"] += [{"gold": word_labels(x.text, x.spans), "pred": word_labels(x.text, found)}
-                         for x, found in zip(test.tags, reader.spans([x.text for x in test.tags]))]
-        news = [x for x in test.pairs if not x.group.startswith("storyline-")]
-        flips = [rng.random() < 0.5 for _ in news]
-        probs = reader.pairs([(x.text, x.b, x.a) if flip else (x.text, x.a, x.b) for x, flip in zip(news, flips)])
-        rows["direction"] += [{"right": 2 if flip else 1, "p": p.tolist(), "fold": i} for flip, p in zip(flips, probs)]
-        story = [x for x in test.pairs if x.group.startswith("storyline-")]
-        probs = reader.pairs([(x.text, x.a, x.b) for x in story])
-        rows["pairs"] += [{"group": x.group, "label": x.label, "within": x.same_sentence, "p": p.tolist(), "fold": i}
-                          for x, p in zip(story, probs)]
-        if out is not None:
-            out.write_text(json.dumps(rows) + "\n")
+        for kind, found in read_fold(corpus, settings, groups, i, progress, rng).items():
+            rows[kind] += found
     return rows
 
 

@@ -1,0 +1,46 @@
+"""A training variant of the reader of causal statements (causalgraph.read) on one fold of the cross-validation
+that `python -m causalgraph.train --reader-model` runs (fold i of k holds out the i-th part of the Causal News
+Corpus's documents and of EventStoryLine's topics), with its figures as the card gives them: cheaper than the whole
+cross-validation, to compare variants with the shipped settings' figures on the same fold (read off that
+command's held-out rows, or this one run with the shipped settings).
+
+    python benchmarks/reader_variants.py --epochs 3 --negatives 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import torch
+
+from causalgraph.read.corpora import causal_news, storyline
+from causalgraph.read.evaluate import figures, folds, read_fold
+from causalgraph.read.learn import Corpus, Settings
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--epochs", type=int, default=Settings.epochs)
+    parser.add_argument("--negatives", type=float, default=Settings.negatives)
+    parser.add_argument("--folds", type=int, default=2)
+    parser.add_argument("--fold", type=int, default=0)
+    parser.add_argument("--causal-news", type=Path, default=SHARED / "causal-news")
+    parser.add_argument("--storyline", type=Path, default=SHARED / "storyline")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    sentences, tags, pairs = causal_news(args.causal_news)
+    corpus = Corpus(sentences, tags, pairs + storyline(args.storyline))
+    start = time.time()
+    rows = read_fold(corpus, Settings(epochs=args.epochs, negatives=args.negatives), folds(corpus, args.folds)[args.fold],
+                     args.fold, progress=False)
+    print(f"epochs {args.epochs}, negatives {args.negatives:g}, fold {args.fold} of {args.folds} "
+          f"({time.time() - start:.0f} s):")
+    print("\n".join(figures(rows).lines()))
+
+
+if __name__ == "__main__":
+    main()
