@@ -26,7 +26,7 @@ def loaded_after(command: str, argv: list[str]) -> tuple[str, list[str]]:
     return code, modules
 
 
-@pytest.mark.parametrize("command", ["answer", "visualize", "evaluate", "train", "sizes", "ablation", "timeline",
+@pytest.mark.parametrize("command", ["answer", "read", "visualize", "evaluate", "train", "sizes", "ablation", "timeline",
                                      "calibrate", "nli", "encoders"])
 def test_help_loads_no_model_or_solver(command):
     assert loaded_after(command, ["--help"]) == ("0", [])
@@ -45,3 +45,13 @@ def test_answering_a_topic_does_not_import_transformers(tmp_path):
                          heavy=("transformers", "sentence_transformers", "causalgraph.text.transformer"))
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.split("\n")[-2].split() == ["0", "causalgraph.text.transformer"]  # the encoders ran, without them
+
+
+def test_a_warm_answer_loads_no_torch(tmp_path):
+    """With the topic's analysis cached, answering reads no document: neither the encoders nor the reader of
+    statements (causalgraph.read), nor torch, are loaded."""
+    argv = ["--demo", "--cache-dir", str(tmp_path), "--quiet"]
+    probe = PROBE.format(command="answer", argv=argv, heavy=("torch", "causalgraph.read.reader"))
+    subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[-2].split() == ["0"]

@@ -18,7 +18,6 @@ from ..evidence.topic import DocumentEvidence, read_evidence
 from ..evidence.timeline import Timeline, timeline_graph
 from ..graph.features import structure_features
 from ..graph.topic import build_graph, candidate_pairs, gold_pair_labels
-from ..read.reader import shipped_reader
 from ..text.embed import encode
 from ..text.extract import DocumentReading, TopicExtraction, read_documents
 from .table import PairTable, pair_table
@@ -142,7 +141,11 @@ def analyse_topic(topic: Topic, encoder: str = DEFAULT_ENCODER, documents: bool 
         second_vectors = encode(texts, second_encoder, streamed=True)
         second_embedded = DocumentVectors.join(store.vectors(docs, readings, second_encoder), second_vectors.shape[1])
     embedding = time.perf_counter()
-    reader = shipped_reader(quantized=True) if statements and docs else None
+    reader = None
+    if statements and docs:  # imported here: a warm run (its analysis cached) loads no torch
+        from ..read.reader import shipped_reader
+
+        reader = shipped_reader(quantized=True)
     evidence = read_evidence(extraction, embedded, graph, pairs, encoder, reader)
     if second_encoder:
         second = SecondReading(second_encoder, read_evidence(extraction, second_embedded, graph, pairs, second_encoder,

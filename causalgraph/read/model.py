@@ -35,7 +35,7 @@ class Encoded:
 
 class Tokens:
     """The base encoder's tokenizer.json, with each token's character offsets; texts longer than `max_length`
-    tokens are cut at the end (`encode`) or around two places (`window`)."""
+    tokens are cut at the end (`frame`) or around two places (`window`)."""
 
     def __init__(self, folder: str | Path, max_length: int):
         from tokenizers import Tokenizer
