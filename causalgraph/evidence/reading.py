@@ -46,19 +46,15 @@ class ReadStatements:
 
     def span(self, e: int, s: int, other: int) -> tuple[int, int] | None:
         """The characters of sentence s that tell event e (its own words, not the other's), or None."""
-        found = self.statements.places[e].get(s)
-        if not found:
-            return None
-        shared = self.statements.event_stems[other]
-        places = [i for i, st in found if st not in shared]
+        places = self.statements.own_places(e, s, other)
         if not places:
             return None
         run = densest(places)
         return self.words[s][run[0]][0], self.words[s][run[-1]][1]
 
-    def passages(self, e: int, t: int) -> list[tuple[str, tuple[str, tuple[int, int], tuple[int, int]], tuple[int, ...]]]:
-        """The passages to read for (E, T): (feature kind, (passage, E's span, T's span), its sentences), the
-        PER_PAIR sentences that tell both best and the PER_PAIR pairs of near sentences that tell one each."""
+    def passages(self, e: int, t: int) -> list[tuple[tuple[str, tuple[int, int], tuple[int, int]], tuple[int, ...]]]:
+        """The passages to read for (E, T): ((passage, E's span, T's span), its sentences), the PER_PAIR sentences
+        that tell both best and the PER_PAIR pairs of near sentences that tell one each."""
         rel = self.statements.relevance
         docs = self.statements.docs
         within, across = [], []
@@ -80,22 +76,21 @@ class ReadStatements:
                         y = (y[0] + shift, y[1] + shift)
                         a, b = (x, y) if first == e else (y, x)
                         across.append((strength, (passage, a, b), (s, nxt)))
-        best = lambda found: [("within" if len(f[2]) == 1 else "across", f[1], f[2])
-                              for f in sorted(found, key=lambda f: (-f[0], f[2]))[:PER_PAIR]]
+        best = lambda found: [(f[1], f[2]) for f in sorted(found, key=lambda f: (-f[0], f[2]))[:PER_PAIR]]
         return best(within) + best(across)
 
     def read(self, pairs: list[tuple[int, int]], reader) -> list[dict[str, ReadStatement]]:
         """For each pair, READ_FEATURES that the reader reads (`reader`: a causalgraph.read.CausalReader): the
         highest probability of each direction within a sentence and across sentences, with its sentences."""
         wanted = [self.passages(e, t) for e, t in pairs]
-        unique = list(dict.fromkeys(p for found in wanted for _, p, _ in found))
+        unique = list(dict.fromkeys(p for found in wanted for p, _ in found))
         probs = dict(zip(unique, reader.pairs(unique))) if unique else {}
         out = []
         for found in wanted:
             read: dict[str, ReadStatement] = {}
-            for kind, passage, sentences in found:
+            for passage, sentences in found:
                 p = probs[passage]  # (none, E caused T, T caused E)
-                suffix = "" if kind == "within" else "_across"
+                suffix = "" if len(sentences) == 1 else "_across"
                 for feature, value in ((f"read_cause{suffix}", p[1]), (f"read_consequence{suffix}", p[2])):
                     if value > read.get(feature, ReadStatement(0.0, ())).p:
                         read[feature] = ReadStatement(float(value), sentences)

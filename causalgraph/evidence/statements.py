@@ -176,12 +176,14 @@ class StatementReader:
     def mention(self, e: int, s: int, other: int) -> Mention | None:
         """Where event e sits in sentence s, told apart from event `other` by e's own words (not the other's);
         None where the sentence's relevance to e is under REL_MIN or none of e's own words is there."""
-        found = self.places[e].get(s)
-        if not found:
-            return None
-        shared = self.event_stems[other]
-        places = [i for i, st in found if st not in shared]
+        places = self.own_places(e, s, other)
         return Mention(float(self.relevance[e, s]), float(np.median(places))) if places else None
+
+    def own_places(self, e: int, s: int, other: int) -> list[int]:
+        """The word positions in sentence s of event e's own words (not those of event `other`); none where the
+        sentence does not tell e (relevance under REL_MIN)."""
+        shared = self.event_stems[other]
+        return [i for i, st in self.places[e].get(s, ()) if st not in shared]
 
     def read(self, e: int, t: int) -> dict[str, tuple[float, tuple[int, ...]]]:
         """The statements about E and T that the sentences make: for each of STATEMENT_FEATURES stated, its
