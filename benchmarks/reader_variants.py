@@ -5,11 +5,18 @@ cross-validation, to compare variants with the shipped settings' figures on the 
 command's held-out rows, or this one run with the shipped settings).
 
     python benchmarks/reader_variants.py --epochs 3 --negatives 1
+
+With `--rows FILE` the fold's held-out readings are written too, and `--join FILE...` gives the figures of
+several folds' rows together (the folds of one k, each run apart, side by side):
+
+    python benchmarks/reader_variants.py --folds 4 --fold 0 --rows /tmp/f0.json   # ... --fold 3
+    python benchmarks/reader_variants.py --join /tmp/f0.json /tmp/f1.json /tmp/f2.json /tmp/f3.json
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 
@@ -30,7 +37,17 @@ def main() -> None:
     parser.add_argument("--fold", type=int, default=0)
     parser.add_argument("--causal-news", type=Path, default=SHARED / "causal-news")
     parser.add_argument("--storyline", type=Path, default=SHARED / "storyline")
+    parser.add_argument("--rows", type=Path, help="write the fold's held-out readings here (JSON)")
+    parser.add_argument("--join", type=Path, nargs="+", metavar="ROWS", help="the figures of these folds' rows")
     args = parser.parse_args()
+    if args.join:
+        joined: dict[str, list] = {}
+        for path in args.join:
+            for kind, found in json.loads(path.read_text()).items():
+                joined.setdefault(kind, []).extend(found)
+        print(f"{len(args.join)} folds joined:")
+        print("\n".join(figures(joined).lines()))
+        return
     torch.set_num_threads(1)
     sentences, tags, pairs = causal_news(args.causal_news)
     corpus = Corpus(sentences, tags, pairs + storyline(args.storyline))
@@ -40,6 +57,8 @@ def main() -> None:
     print(f"epochs {args.epochs}, negatives {args.negatives:g}, fold {args.fold} of {args.folds} "
           f"({time.time() - start:.0f} s):")
     print("\n".join(figures(rows).lines()))
+    if args.rows:
+        args.rows.write_text(json.dumps(rows))
 
 
 if __name__ == "__main__":
