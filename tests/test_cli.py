@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from causalgraph import __main__ as entry
-from causalgraph.cli import answer, evaluate, timeline, train
+from causalgraph.cli import answer, evaluate, train
 from causalgraph.cli.common import parse_topics, plural
 from causalgraph.config import DEFAULT_MODEL
 from causalgraph.data import LABELS, load_answers, load_split, question_score
+from lab.solver import timeline
 
 from .conftest import generated_topic, write_data
 
@@ -147,16 +148,20 @@ def command_parsers(monkeypatch) -> dict[str, argparse.ArgumentParser]:
         raise LookupError(self)
 
     monkeypatch.setattr(argparse.ArgumentParser, "parse_args", caught)
-    for command in entry.COMMANDS:
+    for command in (*entry.COMMANDS, *LAB_COMMANDS):
+        module = command if command in LAB_COMMANDS else f"causalgraph.cli.{command}"
         with pytest.raises(LookupError) as parsed:
-            importlib.import_module(f"causalgraph.cli.{command}").main([])
+            importlib.import_module(module).main([])
         parsers[command] = parsed.value.args[0]
     return parsers
 
 
+LAB_COMMANDS = ("lab.scorer.sizes", "lab.scorer.encoders", "lab.scorer.nli", "lab.solver.timeline")  # as the package's
+
+
 def test_every_option_of_every_command_has_help_text(monkeypatch):
     parsers = command_parsers(monkeypatch)
-    assert set(parsers) == set(entry.COMMANDS)
+    assert set(parsers) == {*entry.COMMANDS, *LAB_COMMANDS}
     missing = [f"{command} {action.option_strings[0]}" for command, parser in parsers.items() for action in parser._actions
                if action.option_strings and not (action.help and action.help.strip())]
     assert not missing, missing
