@@ -1,4 +1,4 @@
-"""The size curve (cuts, size-aware copies, the `sizes` command) and the thin-evidence warning of `answer`."""
+"""The size curve (cuts, size-aware copies, the lab's `sizes` command) and the thin-evidence warning of `answer`."""
 
 import json
 import logging

@@ -1,5 +1,5 @@
 """The documents' timeline: relative dates, mentions, before/after and causal edges with their sentences, the
-export, the rules that use its edges, and the `timeline` command."""
+export, the rules that use its edges, and the lab's `timeline` command."""
 
 from __future__ import annotations
 

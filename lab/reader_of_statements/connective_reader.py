@@ -5,7 +5,7 @@ not negated), the direction of its annotated relations (a connective between the
 sentence), and EventStoryLine's pairs within a sentence (linked where a connective between them states either
 direction). The connective reader learns nothing, so every sentence and pair is held out.
 
-    python benchmarks/connective_reader.py
+    python -m lab.reader_of_statements.connective_reader
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ seeded sample of the Causal News Corpus's sentences and EventStoryLine's pairs (
 reader: this compares the two builds, not their accuracy), how many readings cross 0.5, the largest difference,
 and the seconds each build takes on one thread.
 
-    python benchmarks/reader_int8.py
+    python -m lab.reader_of_statements.reader_int8
 """
 
 from __future__ import annotations

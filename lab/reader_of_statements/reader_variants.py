@@ -4,13 +4,13 @@ Corpus's documents and of EventStoryLine's topics), with its figures as the card
 cross-validation, to compare variants with the shipped settings' figures on the same fold (read off that
 command's held-out rows, or this one run with the shipped settings).
 
-    python benchmarks/reader_variants.py --epochs 3 --negatives 1
+    python -m lab.reader_of_statements.reader_variants --epochs 3 --negatives 1
 
 With `--rows FILE` the fold's held-out readings are written too, and `--join FILE...` gives the figures of
 several folds' rows together (the folds of one k, each run apart, side by side):
 
-    python benchmarks/reader_variants.py --folds 4 --fold 0 --rows /tmp/f0.json   # ... --fold 3
-    python benchmarks/reader_variants.py --join /tmp/f0.json /tmp/f1.json /tmp/f2.json /tmp/f3.json
+    python -m lab.reader_of_statements.reader_variants --folds 4 --fold 0 --rows /tmp/f0.json   # ... --fold 3
+    python -m lab.reader_of_statements.reader_variants --join /tmp/f0.json /tmp/f1.json /tmp/f2.json /tmp/f3.json
 """
 
 from __future__ import annotations

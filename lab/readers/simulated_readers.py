@@ -6,7 +6,7 @@ that did not see it, and the reader weight is chosen in each outer fold by the s
 Reported on whole held-out topics and on held-out topics cut to the test split's shapes, with the reader's
 own score (its hard answers as they are; an empty answer scores 0) and the structure model's without it.
 
-    python benchmarks/simulated_readers.py --data ../shared/aer
+    python -m lab.readers.simulated_readers --data ../shared/aer
 """
 
 from __future__ import annotations

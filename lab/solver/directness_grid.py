@@ -5,7 +5,7 @@ program (`SolverParams.extra_rules`) for each point of a penalty grid, and score
 topics cut to the test split's shapes. Grouped CV kept both penalties at 0, so the group is not part of the
 shipped program.
 
-    python benchmarks/directness_grid.py --data ../shared/aer
+    python -m lab.solver.directness_grid --data ../shared/aer
 """
 
 from __future__ import annotations

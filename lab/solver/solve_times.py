@@ -8,7 +8,7 @@ With `--against DIR` (a copy of an earlier `causalgraph/reason` package, its rul
 `git archive COMMIT causalgraph/reason`), each row also times that solver, runs interleaved with the current
 one so that both see the same machine load, and counts the rows' solutions that differ.
 
-    python benchmarks/solve_times.py --data ../shared/aer --split test --runs 5 --against /tmp/old/causalgraph/reason
+    python -m lab.solver.solve_times --data ../shared/aer --split test --runs 5 --against /tmp/old/causalgraph/reason
 """
 
 from __future__ import annotations

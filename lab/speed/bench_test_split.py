@@ -7,7 +7,7 @@ process (and of its worker processes, the largest one), and how time grows with 
 (25/50/100%). Every configuration runs `--runs` times in a fresh process; the medians are printed, with a
 Markdown table for BENCHMARKS.md.
 
-    python benchmarks/bench_test_split.py --data ../shared/aer --runs 3
+    python -m lab.speed.bench_test_split --data ../shared/aer --runs 3
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{platform.python_version()}, load average {os.getloadavg()[0]:.1f} at the end")
     split = f" --split {args.split}" if args.split != "test" else ""
     workers = f" --workers {args.workers}" if args.workers != 2 else ""
-    print(f"# benchmark: python benchmarks/bench_test_split.py --data {args.data}{split} --runs {args.runs}{workers}")
+    print(f"# benchmark: python -m lab.speed.bench_test_split --data {args.data}{split} --runs {args.runs}{workers}")
     print(f"# cold, warm and multi-worker predictions byte-identical: {'yes' if same else 'NO'}\n")
     print(f"| run | documents | wall s | {' | '.join(f'{s} s' for s in STAGES)} | peak RSS MiB | command |")
     print("|---|---|---|" + "---|" * len(STAGES) + "---|---|")

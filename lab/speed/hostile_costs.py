@@ -2,11 +2,12 @@
 made here: one question whose option is 100 KB of "May 1 " (analysis, under --time-limit 1), and a topic of
 --questions questions whose priors and consistency clash (q{i}a repeats B{i} as an option for A{i}, q{i}b
 repeats A{i} for B{i}; each question alone is answerable, the topic is not), solved with --time-limit 0.1 and
-without. The encoder is loaded by a warm-up run first, so that no figure counts it. Run it against an earlier
-checkout with PYTHONPATH=OLD_CHECKOUT to compare. With --data, it first prints the characters of documents of
-the largest topic there (what `visualize --max-topic-chars` is measured against).
+without. The encoder is loaded by a warm-up run first, so that no figure counts it. To compare with an earlier
+checkout, run it from that checkout's root, whose package is then the one imported (`cd OLD_CHECKOUT &&
+PYTHONPATH=THIS_CHECKOUT python -m lab.speed.hostile_costs ...`). With --data, it first prints the characters of
+documents of the largest topic there (what `visualize --max-topic-chars` is measured against).
 
-    python benchmarks/hostile_costs.py --questions 1000 --data ../shared/aer
+    python -m lab.speed.hostile_costs --questions 1000 --data ../shared/aer
 """
 
 from __future__ import annotations

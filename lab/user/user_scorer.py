@@ -13,7 +13,7 @@ hard rules over those probabilities instead, and the next answers an option stat
 where None would be the fallback (stated_before_none); the last counts the options from another topic of the set
 that the documents or the statements raise, as the answer's evidence line shows it, held out.
 
-    python benchmarks/user_scorer.py --cache-dir /tmp/user-cache
+    python -m lab.user.user_scorer --cache-dir /tmp/user-cache
 """
 
 from __future__ import annotations

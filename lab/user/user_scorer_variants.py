@@ -1,5 +1,5 @@
 """Variants of the scorer of a user's own topics (`--priors none`, learn/user.py) that were measured and not
-shipped, held out as benchmarks/user_scorer.py holds them out: each tuning topic (default ../shared/user-train and
+shipped, held out as lab/user/user_scorer.py holds them out: each tuning topic (default ../shared/user-train and
 ../shared/user-dev) scored by a scorer fitted on the other tuning topics and answered at the bias chosen on their
 held-out answers; the validation set (default ../shared/user-dev-2) by one fitted on every tuning topic, at the
 bias chosen on all of them. Every variant reads the topics once, with the model's encoder, as the scorer of a
@@ -16,7 +16,7 @@ user's topic did before it read them twice ("shipped": that scorer of one readin
 A last table asks whether the second-ranked option of a question could be taken on its probability: how often it
 is a cause, by the held-out probability the shipped features give it.
 
-    python benchmarks/user_scorer_variants.py --cache-dir /tmp/user-cache
+    python -m lab.user.user_scorer_variants --cache-dir /tmp/user-cache
 """
 
 from __future__ import annotations

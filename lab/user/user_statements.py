@@ -7,7 +7,7 @@ precision bias chosen on the other tuning topics' held-out answers (nested, as `
 The validation set (default ../shared/user-dev-2) is scored by a scorer fitted on every tuning topic, at the bias
 chosen on all their held-out answers; it tunes nothing.
 
-    python benchmarks/user_statements.py --cache-dir /tmp/user-cache
+    python -m lab.user.user_statements --cache-dir /tmp/user-cache
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ right and where it is wrong, and how many answers hold a wrong label (and how ma
 a label gained beside a right one). The shipped scorer never saw these topics,
 so every figure is held out.
 
-    python benchmarks/user_topics.py --sets ../shared/user-dev ../shared/user-dev-2
+    python -m lab.user.user_topics --sets ../shared/user-dev ../shared/user-dev-2
 """
 
 from __future__ import annotations
