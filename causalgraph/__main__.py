@@ -11,7 +11,7 @@ from .cli import common
 from .cli.common import run_command
 from .config import default_cache_dir
 
-COMMANDS = ("answer", "read", "evaluate", "calibrate", "train", "ablation", "encoders", "nli", "timeline", "visualize", "sizes")
+COMMANDS = ("answer", "read", "evaluate", "calibrate", "train", "ablation", "visualize")
 SUMMARIES = {
     "answer": "answer your own topics, a split of the AER data or the demo topic, with explanations",
     "read": "read the causal statements of texts with the trained reader: causal or not, cause and effect, direction",
@@ -19,11 +19,7 @@ SUMMARIES = {
     "calibrate": "a reader's fusion parameters from its answers to a labelled split, under grouped CV",
     "train": "retrain the edge scorer (or a reader) with grouped CV and a model card",
     "ablation": "the grouped-CV score of the rule program with each rule group off",
-    "encoders": "compare sentence encoders for the similarity features under grouped CV",
-    "nli": "measure the fine-tuned pair (NLI) model under grouped CV",
-    "timeline": "measure the documents' timeline, or export it as GraphML or JSON",
     "visualize": "one topic's graph, answers and explanations as an interactive HTML page",
-    "sizes": "the size curve",
 }
 
 

@@ -8,7 +8,7 @@ import pytest
 from causalgraph.cli import answer
 from causalgraph.learn.crossval import fold_scorers, held_out_edges, held_out_scores
 from causalgraph.data import load_labelled
-from causalgraph.experiments.inputs import labelled_analyses
+from causalgraph.measure.inputs import labelled_analyses
 from causalgraph.config import DEFAULT_ENCODER
 
 pytestmark = pytest.mark.slow

@@ -4,8 +4,8 @@ slow, run with `pytest -m slow`."""
 import pytest
 
 from causalgraph.data import load_split
-from causalgraph.experiments.calibration import answer_analyses, gold_of, judged_topics, structure_edges
-from causalgraph.experiments.inputs import cv_inputs
+from causalgraph.measure.calibration import answer_analyses, gold_of, judged_topics, structure_edges
+from causalgraph.measure.inputs import cv_inputs
 from causalgraph.learn.calibration import option_evidence
 from causalgraph.readers.calibration import estimate_without_gold, fit_with_gold
 from causalgraph.readers.scores import load_reader_scores

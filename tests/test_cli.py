@@ -2,6 +2,7 @@
 
 import argparse
 import importlib
+import inspect
 import json
 import os
 import re
@@ -13,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from causalgraph import __main__ as entry
-from causalgraph.cli import answer, evaluate, timeline, train
+from causalgraph.cli import answer, evaluate, train
 from causalgraph.cli.common import parse_topics, plural
 from causalgraph.config import DEFAULT_MODEL
 from causalgraph.data import LABELS, load_answers, load_split, question_score
+from lab.solver import timeline
 
 from .conftest import generated_topic, write_data
 
@@ -147,16 +149,20 @@ def command_parsers(monkeypatch) -> dict[str, argparse.ArgumentParser]:
         raise LookupError(self)
 
     monkeypatch.setattr(argparse.ArgumentParser, "parse_args", caught)
-    for command in entry.COMMANDS:
+    for command in (*entry.COMMANDS, *LAB_COMMANDS):
+        module = command if command in LAB_COMMANDS else f"causalgraph.cli.{command}"
         with pytest.raises(LookupError) as parsed:
-            importlib.import_module(f"causalgraph.cli.{command}").main([])
+            importlib.import_module(module).main([])
         parsers[command] = parsed.value.args[0]
     return parsers
 
 
+LAB_COMMANDS = ("lab.scorer.sizes", "lab.scorer.encoders", "lab.scorer.nli", "lab.solver.timeline")  # as the package's
+
+
 def test_every_option_of_every_command_has_help_text(monkeypatch):
     parsers = command_parsers(monkeypatch)
-    assert set(parsers) == set(entry.COMMANDS)
+    assert set(parsers) == {*entry.COMMANDS, *LAB_COMMANDS}
     missing = [f"{command} {action.option_strings[0]}" for command, parser in parsers.items() for action in parser._actions
                if action.option_strings and not (action.help and action.help.strip())]
     assert not missing, missing
@@ -220,13 +226,14 @@ DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 
 
 def doc_commands(path: Path) -> list[str]:
-    """The causalgraph command lines of a Markdown file's shell code blocks."""
+    """The causalgraph command lines of a Markdown file's shell code blocks, and the lab's (python -m lab.X)."""
     lines, fence = [], None  # the open block's language ("" for a shell block), None outside blocks
     for line in path.read_text(encoding="utf-8").splitlines():
         line = line.strip()  # blocks inside list items are indented
         if line.startswith("```"):
             fence = line[3:] if fence is None else None
-        elif fence == "" and re.match(r"(python|causalgraph)\b", line) and "causalgraph" in line:
+        elif fence == "" and (re.match(r"(python|causalgraph)\b", line) and "causalgraph" in line
+                              or line.startswith("python -m lab.")):
             lines.append(line)
     return lines
 
@@ -250,7 +257,7 @@ class Parsed(Exception):
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.name)
 def test_doc_command_lines_parse(path, monkeypatch):
-    """Every command line of the README and docs/ names a command and options that its parser accepts."""
+    """Every command line of the README and docs/ (the lab's too) names a command and options that its parser accepts."""
     parse = argparse.ArgumentParser.parse_args
 
     def parse_only(self, args=None, namespace=None):
@@ -259,6 +266,12 @@ def test_doc_command_lines_parse(path, monkeypatch):
     monkeypatch.setattr(argparse.ArgumentParser, "parse_args", parse_only)
     for line in doc_commands(path):
         words = shlex.split(line, comments=True)
+        if words[:2] == ["python", "-m"] and words[2].startswith("lab."):  # a lab command or script
+            main = importlib.import_module(words[2]).main
+            monkeypatch.setattr(sys, "argv", [words[2], *words[3:]])
+            with pytest.raises(Parsed):
+                main(words[3:]) if inspect.signature(main).parameters else main()
+            continue
         found = re.fullmatch(r"causalgraph\.(\w+)", words[2]) if words[:2] == ["python", "-m"] else None
         command, argv = (found[1], words[3:]) if found else (words[1], words[2:])
         assert words[0] in ("python", "causalgraph") and command in entry.COMMANDS, line

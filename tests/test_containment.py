@@ -367,7 +367,7 @@ def test_terminal_escapes_and_bidi_overrides_in_ids_are_escaped_on_the_terminal(
 def test_control_characters_in_texts_make_graphml_that_parses(demo_copy, tmp_path):
     import networkx as nx
 
-    from causalgraph.cli import timeline
+    from lab.solver import timeline
 
     questions = demo_copy / "sample" / "questions.jsonl"
     questions.write_text(questions.read_text().replace("The", "Th\\u001be\\u0001\\\\", 1))

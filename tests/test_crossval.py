@@ -3,7 +3,7 @@
 from causalgraph.learn.crossval import TopicShape, resized_copies
 from causalgraph.data import load_split
 from causalgraph.analysis.analyse import analyse_topic
-from causalgraph.experiments.inputs import describe_held, describe_shapes, target_shapes
+from causalgraph.measure.inputs import describe_held, describe_shapes, target_shapes
 
 from .conftest import generated_topic, write_data
 

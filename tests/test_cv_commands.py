@@ -1,9 +1,10 @@
-"""train, ablation and encoders end to end on a small generated data set (real spaCy, MiniLM, clingo); the data
+"""train, ablation and the lab's encoders end to end on a small generated data set (real spaCy, MiniLM, clingo); the data
 folder is conftest's `labelled` fixture."""
 
-from causalgraph.cli import ablation, encoders, train
+from causalgraph.cli import ablation, train
 from causalgraph.learn.bands import BAND_LIMITS, BIASES, NONE_STRUCTURE, WEIGHTS
 from causalgraph.learn.scorer import load_scorer, reads_documents
+from lab.scorer import encoders
 
 
 def test_train_writes_a_scorer_and_its_model_card(labelled, tmp_path, capsys):

@@ -296,7 +296,7 @@ def test_the_default_answers_do_not_depend_on_explaining():
 @pytest.mark.slow  # the labelled topics' analyses and their test-shaped copies: minutes on a cold cache
 def test_every_option_of_the_test_shaped_copies_has_a_why_that_holds(aer):
     from causalgraph.config import DEFAULT_MODEL
-    from causalgraph.experiments.inputs import cv_inputs, labelled_analyses
+    from causalgraph.measure.inputs import cv_inputs, labelled_analyses
     from causalgraph.learn.crossval import HELD_COPIES, resized_copies
     from causalgraph.learn.scorer import edge_scores, load_scorer, reads_documents
 
@@ -318,7 +318,7 @@ def test_every_option_of_the_test_shaped_copies_has_a_why_that_holds(aer):
 def test_confidence_groups_held_out_answers(labelled):
     from causalgraph.analysis.analyse import analyse_topic
     from causalgraph.data import load_labelled
-    from causalgraph.experiments.confidence import format_confidence, held_out_confidence
+    from lab.solver.confidence_cv import format_confidence, held_out_confidence
     from causalgraph.learn.crossval import fold_scorers, held_out_edges
 
     analyses = [analyse_topic(t, documents=False) for t in load_labelled(labelled)]
@@ -333,8 +333,8 @@ def test_confidence_groups_held_out_answers(labelled):
 
 @pytest.mark.slow  # grouped CV over the labelled topics: about two minutes on two cores
 def test_confidence_orders_right_answers_above_wrong_ones(aer):
-    from causalgraph.experiments.confidence import held_out_confidence
-    from causalgraph.experiments.inputs import cv_inputs, labelled_analyses
+    from lab.solver.confidence_cv import held_out_confidence
+    from causalgraph.measure.inputs import cv_inputs, labelled_analyses
     from causalgraph.learn.bands import blend_copies, fold_blends, shipped_bands
     from causalgraph.learn.crossval import held_out_regimes, per_copy
 
@@ -345,7 +345,7 @@ def test_confidence_orders_right_answers_above_wrong_ones(aer):
     scorers = {"whole": models, "test-shaped": per_copy(models, copies[2])}
     for regime, scored, edges in held_out_regimes(analyses, models, copies[2]):
         result = held_out_confidence(regime, scored, edges, scorers=scorers[regime])
-        # benchmarks/confidence.py: the AUC over all answers and among those the evidence decides
+        # lab/solver/confidence.py: the AUC over all answers and among those the evidence decides
         assert result.auc() > 0.8 and result.auc(evidence_only=True) > 0.65, (regime, result.auc())
         guesses = result.guesses
         assert result.scores[guesses].mean() < result.scores[~guesses].mean() or regime == "whole"

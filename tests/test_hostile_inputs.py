@@ -485,7 +485,7 @@ def test_a_reader_file_of_other_ids_takes_memory_bounded_by_its_matches(tmp_path
 
 
 def clash_solves(monkeypatch, pairs: int) -> int:
-    """The searches that solving a topic of `pairs` clashing pairs of questions takes (benchmarks/hostile_costs.py:
+    """The searches that solving a topic of `pairs` clashing pairs of questions takes (lab/speed/hostile_costs.py:
     each question alone is answerable, each pair is not), each over the whole topic's grounding."""
     questions = []
     for i in range(pairs):

@@ -1,7 +1,8 @@
-"""The package's layout: imports flow one way (no cycles between modules, no stage importing a later one), and
-the rule files, model and demo topic are package data."""
+"""The package's layout: imports flow one way (no cycles between modules, no stage importing a later one), the rule
+files, model and demo topic are package data, and the lab lives apart (lab/, which the package never imports)."""
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -62,12 +63,11 @@ def test_stages_import_one_way():
 
 # The stages in order, as docs/architecture.md draws them: each may import the ones before it, never one after
 # it. reason/ comes before learn/ because cross-validating the edge scorer and choosing its bias score the whole
-# answer set program; the scorer only hands the solver a dict of probabilities. experiments/ (the lab) comes
-# after the product, which cannot import it; only the lab's commands in cli/ do.
+# answer set program; the scorer only hands the solver a dict of probabilities. measure/ (the fold loops of the
+# measuring commands) comes after the product, which cannot import it; only those commands in cli/ do.
 STAGES = ("config", "data", "text", "read", "graph", "evidence", "analysis", "readers", "reason", "learn", "run", "view", "api",
-          "experiments", "cli")
-LAB_COMMANDS = {f"causalgraph.cli.{name}" for name in
-                ("lab", "train", "train_reader", "calibrate", "sizes", "encoders", "nli", "timeline", "ablation")}
+          "measure", "cli")
+MEASURING_COMMANDS = {f"causalgraph.cli.{name}" for name in ("cv", "train", "train_reader", "calibrate", "ablation")}
 ENTRY_POINTS = {"causalgraph", "causalgraph.__main__"}  # the package (lazy exports) and `causalgraph COMMAND`
 
 
@@ -91,19 +91,69 @@ def test_no_stage_imports_a_later_one():
     assert {stage(m) for m in graph if m not in ENTRY_POINTS | shims} == set(STAGES)
 
 
-def test_only_the_lab_commands_import_the_lab():
+def test_only_the_measuring_commands_import_the_measuring_stage():
     graph = imports()
-    importers = {a for a, b in graph.edges if "." in a and "." in b and stage(b) == "experiments" != stage(a)}
-    assert importers and importers <= LAB_COMMANDS, sorted(importers - LAB_COMMANDS)
+    importers = {a for a, b in graph.edges if "." in a and "." in b and stage(b) == "measure" != stage(a)}
+    assert importers and importers <= MEASURING_COMMANDS, sorted(importers - MEASURING_COMMANDS)
 
 
-def test_answering_loads_no_lab_module():
-    """`import causalgraph` and the `answer` and `visualize` commands load nothing of causalgraph.experiments."""
+def test_answering_loads_no_measuring_module():
+    """`import causalgraph` and the `answer` and `visualize` commands load nothing of causalgraph.measure."""
     code = ("import sys, causalgraph, causalgraph.cli.answer, causalgraph.cli.visualize, causalgraph.api; "
             "print(sorted(m for m in sys.modules if m.startswith('causalgraph.')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                             cwd=PACKAGE_DIR.parent).stdout
-    assert "causalgraph.cli.answer" in loaded and "causalgraph.experiments" not in loaded
+    assert "causalgraph.cli.answer" in loaded and "causalgraph.measure" not in loaded
+
+
+def test_the_package_never_imports_the_lab():
+    """No module of causalgraph/ imports the lab (lab/, at the top of the repository), by an import statement or
+    by importlib; and the package that installs holds none of it."""
+    from setuptools import find_packages
+
+    importers = []
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] if not node.level else []
+            elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+                names = [str(node.args[0].value)] if getattr(node.func, "attr", None) == "import_module" else []
+            else:
+                continue
+            importers += [f"{path.relative_to(PACKAGE_DIR.parent)}: {n}" for n in names if n.split(".")[0] == "lab"]
+    assert not importers, importers
+    packages = find_packages(where=str(PACKAGE_DIR.parent), include=["causalgraph*"])  # as setup.cfg finds them
+    assert "causalgraph" in packages and not [p for p in packages if not p.startswith("causalgraph")]
+
+
+LAB = PACKAGE_DIR.parent / "lab"
+
+
+def test_the_lab_keeps_its_files_short():
+    """The lab's modules stay under 400 lines each: a long script is split by subject, its shared helpers in one
+    module."""
+    lengths = {str(p.relative_to(LAB)): len(p.read_text(encoding="utf-8").splitlines()) for p in LAB.rglob("*.py")}
+    assert len(lengths) > 20 and not {p: n for p, n in lengths.items() if n > 400}
+
+
+def test_the_lab_scripts_that_the_docs_name_exist():
+    """Every `python -m lab.X` of the README, BENCHMARKS.md, docs/ and the lab's own docstrings names a module
+    of the lab; nothing names the places the lab left (benchmarks/, causalgraph.experiments, the lab's commands
+    under causalgraph)."""
+    root = PACKAGE_DIR.parent
+    texts = [root / "README.md", root / "BENCHMARKS.md", *sorted((root / "docs").rglob("*.md")), *sorted(LAB.rglob("*.py")),
+             *sorted(PACKAGE_DIR.rglob("*.py")), *sorted(PACKAGE_DIR.rglob("*.md")), *sorted(PACKAGE_DIR.rglob("*.lp"))]
+    named, stale = set(), []
+    for path in texts:
+        text = path.read_text(encoding="utf-8")
+        named |= set(re.findall(r"python -m (lab(?:\.[a-z_0-9]+)+)", text))  # not lab.SUBJECT.NAME
+        stale += [f"{path.relative_to(root)}: {m}" for m in re.findall(
+            r"benchmarks/\w+|causalgraph[./]experiments|causalgraph[. ](?:nli|sizes|timeline|encoders)\b", text)]
+    assert len(named) > 20 and not stale, stale
+    missing = sorted(m for m in named if not (root / m.replace(".", "/")).with_suffix(".py").is_file())
+    assert not missing, missing
 
 
 def test_the_architecture_page_draws_the_stages_in_their_order():

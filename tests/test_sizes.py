@@ -1,4 +1,4 @@
-"""The size curve (cuts, size-aware copies, the `sizes` command) and the thin-evidence warning of `answer`."""
+"""The size curve (cuts, size-aware copies, the lab's `sizes` command) and the thin-evidence warning of `answer`."""
 
 import json
 import logging
@@ -6,14 +6,15 @@ from dataclasses import replace
 
 import pytest
 
-from causalgraph.cli import answer, sizes, train
+from causalgraph.cli import answer, train
 from causalgraph.data import load_labelled
 from causalgraph.run.advice import THIN_QUESTIONS, thin_topics
 from causalgraph.analysis.table import pair_table
 from causalgraph.graph.features import QUESTION_FEATURES, SIZE_FEATURES, STRUCTURE_FEATURES, structure_features
 from causalgraph.learn.scorer import EdgeScorer, dump_scorer, load_scorer
 from causalgraph.learn.crossval import TopicShape, cut_topic, sized_copies
-from causalgraph.experiments.inputs import labelled_analyses
+from causalgraph.measure.inputs import labelled_analyses
+from lab.scorer import sizes
 
 
 @pytest.fixture

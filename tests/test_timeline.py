@@ -1,5 +1,5 @@
 """The documents' timeline: relative dates, mentions, before/after and causal edges with their sentences, the
-export, the rules that use its edges, and the `timeline` command."""
+export, the rules that use its edges, and the lab's `timeline` command."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import networkx as nx
 import pytest
 
 from causalgraph.analysis.analyse import analyse_topic
-from causalgraph.cli.timeline import main as timeline_main
 from causalgraph.data import Document, load_labelled, load_split
 from causalgraph.evidence.timeline import Edge, Timeline, graph_bytes
 from causalgraph.graph.topic import build_graph
 from causalgraph.reason.solve import SolverParams, solve_topic
 from causalgraph.text.dates import PartialDate, anchor_date, relative_date
 from causalgraph.text.extract import extract_topic
+from lab.solver.timeline import main as timeline_main
 
 from .conftest import question_row, write_questions
 from .test_reason import CUP, FAIL, GATES, INQUIRY, RAIN, topic

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from .common import plural, run_command, step
-from .lab import cv_inputs, cv_parser
+from .cv import cv_inputs, cv_parser
 
 
 def build_parser():
@@ -17,8 +17,8 @@ def build_parser():
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from ..experiments.ablation import ablation_rows, format_table  # after the options: --help stays fast
-    from ..experiments.inputs import describe_held, labelled_analyses
+    from ..measure.ablation import ablation_rows, format_table  # after the options: --help stays fast
+    from ..measure.inputs import describe_held, labelled_analyses
     from ..learn.bands import blend_copies, fold_blends, shipped_bands
     from ..reason.solve import SolverParams
 

@@ -17,7 +17,7 @@ from ..readers.scores import load_reader_files, parse_reader_spec
 from ..run.output import OutputError
 from ..data.files import write_files
 from .common import check_run_outputs, plural, run_command
-from .lab import cv_inputs, cv_parser
+from .cv import cv_inputs, cv_parser
 
 
 def build_parser():
@@ -42,8 +42,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if Path(args.data).is_file() or is_topic_folder(args.data) or topic_entries(args.data) is not None:
         return calibrate_own(args, specs, outputs["--out"])
-    from ..experiments.calibration import answer_analyses, calibration_cv  # after the options: --help stays fast
-    from ..experiments.inputs import shipped_biases
+    from ..measure.calibration import answer_analyses, calibration_cv  # after the options: --help stays fast
+    from ..measure.inputs import shipped_biases
     from ..learn.calibration import write_calibrations
 
     inputs = cv_inputs(args, evidence=True)  # 11-36 read train-evidence/ for the shipped scorer's evidence

@@ -21,7 +21,7 @@ from ..data.load import id_ranges
 from ..reason.groups import PRIORS
 from ..data.files import write_files
 from .common import at_least, check_run_outputs, plural, positive, run_command
-from .lab import cv_inputs, cv_parser, environment_line
+from .cv import cv_inputs, cv_parser, environment_line
 
 if TYPE_CHECKING:
     from ..learn.bands import BlendReport
@@ -66,7 +66,7 @@ def format_report(priors: str, blend: SizeBlend, report: BlendReport) -> str:
 
 def model_card(args: argparse.Namespace, blends: dict[str, SizeBlend], reports: dict[str, str],
                shapes: list[TopicShape], topics, size: int) -> str:
-    from ..experiments.inputs import describe_shapes
+    from ..measure.inputs import describe_shapes
     from ..learn.bands import BAND_SIZES, SHIPPED_GROUPS
     from ..learn.crossval import SIZE_COPIES, TRAIN_COPIES
 
@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
 
         args.epochs = args.epochs or CROSSENCODER_EPOCHS
         return crossencoder_main(args, topics, shapes)
-    from ..experiments.inputs import labelled_analyses
+    from ..measure.inputs import labelled_analyses
     from ..learn.bands import train_blend
     from ..learn.scorer import dump_scorer
 

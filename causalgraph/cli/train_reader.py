@@ -14,8 +14,8 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ..data import load_labelled
-from ..experiments.crossencoder import fit_reader, fusion_rows, held_out_judgements
-from ..experiments.inputs import describe_held, labelled_analyses, shipped_bias
+from ..measure.crossencoder import fit_reader, fusion_rows, held_out_judgements
+from ..measure.inputs import describe_held, labelled_analyses, shipped_bias
 from ..learn.crossval import fold_scorers, resized_sets
 from ..readers.crossencoder import SETTINGS_FILE, option_inputs
 from ..data.files import write_files

@@ -20,7 +20,7 @@ CARD = "README.md"
 def reader_card(args: argparse.Namespace, settings, lines: list[str], counts: dict[str, int], size: int,
                 thresholds: dict[str, float] | None) -> str:
     """The model card: what the reader is, its data with their licenses, how it was trained, its figures."""
-    from .lab import environment_line
+    from .cv import environment_line
 
     figures = "\n".join(f"    {line}" for line in lines) if lines else "    (not measured: --reader-folds 0)"
     return f"""# The reader of causal statements

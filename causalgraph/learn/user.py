@@ -25,7 +25,7 @@ from .scorer import EdgeScorer, ReadingBlend, Scorer, edge_scores
 # user's topic), and the directed statements.
 USER_GROUPS = ("documents", "later dates", "statements")
 EARLIER = ("dated_before",)  # the documents group's earlier-date reading, which "later dates" reads for after only
-# Small trees: 24 topics and about 600 pairs (benchmarks/user_scorer.py fits the same).
+# Small trees: 24 topics and about 600 pairs (lab/user/user_scorer.py fits the same).
 USER_PARAMS = {"max_iter": 100, "max_leaf_nodes": 4}
 # The documents are read a second time with a larger encoder, and a scorer per reading averaged (ReadingBlend): the
 # two err apart (option AUC 0.8256 against 0.8010 held out on the tuning topics, docs/lab/user.md). Their mean

@@ -23,7 +23,7 @@ the structure model is undecided, whose intercept favours "cause" only as far as
 reader's log-odds run low. On a small topic an estimate rests on few open options (and the structure model is
 over-confident there): below MIN_OPEN a reader is not estimated but gets FALLBACK_WEIGHT on its raw log-odds.
 Readers whose errors go together share one vote (their discount). Fusion scales the log-odds by SCALE. Each
-constant was measured or chosen in docs/lab/readers.md, "Real readers" (`python benchmarks/real_readers.py`).
+constant was measured or chosen in docs/lab/readers.md, "Real readers" (`python -m lab.readers.real_readers`).
 
 On a user's own topics (priors "none") none of this holds: the structure model is weaker and differently
 calibrated, and a topic has too few open options. There a reader is read as a channel of whole answers, right

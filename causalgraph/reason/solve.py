@@ -42,7 +42,7 @@ class SolverParams:
     scorer's own (`EdgeScorer.bias`, chosen by grouped CV in `train`). `none_prior` None keeps the None prior
     at its own priority level, above all edge evidence; a number W makes it a cost of W beside the edge
     evidence. `doc_order` and `mediated` are the costs of the documents' timeline edges (rules/temporal.lp,
-    rules/directness.lp); None keeps the rule files' values, which `python -m causalgraph.timeline` chose by
+    rules/directness.lp); None keeps the rule files' values, which `python -m lab.solver.timeline` chose by
     grouped CV. `extra_rules` are added to the shipped program: a `Path` is a rule file, a `str` program text."""
 
     bias: int | None = None

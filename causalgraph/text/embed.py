@@ -531,7 +531,7 @@ def _load(name: str, quantized: bool, streamed: bool) -> Encoder:
 
 
 # Texts per forward pass: on one CPU thread, batches of 16 encode 1.6 (float) to 1.9 (int8) times as fast as
-# batches of 64 (the activations stay in cache): benchmarks/evidence_variants.py, on test split sentences.
+# batches of 64 (the activations stay in cache): lab/scorer/evidence_variants.py, on test split sentences.
 BATCH_SIZE = 16
 STATIC_BATCH_SIZE = 1024  # a static embedding is a lookup and a mean: batches only bound the token arrays
 
@@ -541,7 +541,7 @@ def encode(texts: list[str], name: str = DEFAULT_ENCODER, quantized: bool = Fals
     """Unit-normalised embeddings, one row per text, float32; a text given twice is encoded once. `quantized`:
     with the encoder's int8 version (per-channel weights; 3.7 times as fast on one CPU thread, and its
     embeddings have a mean cosine of 0.974 with the float ones on the test split's sentences:
-    benchmarks/evidence_variants.py), which the evidence stage uses for the documents' sentences. `streamed`: the
+    lab/scorer/evidence_variants.py), which the evidence stage uses for the documents' sentences. `streamed`: the
     float encoder reading its weights as it runs (load_encoder)."""
     model = load_encoder(name, quantized, streamed)
     if not texts:
