@@ -223,8 +223,9 @@ def program_files(readers: bool = False) -> list[Path]:
 @cache
 def rule_parts(path: Path) -> dict[str, tuple[clingo.ast.AST, ...]]:
     """A rule file's statements by program part: its base part and each `#program NAME.` part, each opening with
-    its #program statement. A part is added to a program only where it is grounded: clingo would otherwise
-    rewrite its statements (as it does a projection, `real(Q,L,_,_)`) at the first grounding."""
+    its #program statement (read once a process). A part is added to a program only where it is grounded:
+    clingo would otherwise take its statements into the first grounding's checks (a projection, `real(Q,L,_,_)`,
+    of an atom that no base rule derives is reported undefined)."""
     parts: defaultdict[str, list[clingo.ast.AST]] = defaultdict(list)
     part = "base"
 
