@@ -1,8 +1,10 @@
 """Explanations of answers, from the typed atoms of the answer set: edge scores, the rules that forced or
-excluded options, and what decided each option (the why(Q,L,K,Q2) atoms of rules/explain.lp) in words.
-Nothing here decides: each sentence is the words of an atom."""
+excluded options, and what decided each option (the why(Q,L,K,Q2) atoms of the rule files' explain parts) in
+the words of its kind (reason/groups.py). Nothing here decides: each sentence is the words of an atom."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import networkx as nx
 
@@ -13,11 +15,8 @@ from ..readers.base import ReaderJudgements
 from ..text.dates import date_text, parse_date
 from ..text.extract import TopicExtraction
 from .facts import Excluded, Forced, describe, log_odds
+from .groups import WORDS
 from .solve import Confidence, Solution
-
-# Kinds of a rejected option that would be chosen on its own gain (rules/explain.lp, rank 4): what cost it.
-COSTS = ("none_in", "mutual", "cap", "cap_in", "doc_after", "shortcut", "pair_short", "shared", "serves")
-
 
 # What each evidence group read, in words; an effect below EFFECT_SHOWN (log-odds) is not listed.
 GROUP_WORDS = {"documents": "where the documents tell the two events (together, near each other, which first, "
@@ -133,11 +132,10 @@ def falls_short(solution: Solution, gain: int | None) -> str:
 
 
 def own_reason(solution: Solution, qid: str, label: str | None) -> str:
-    """The words of a question's own reason for a label it chose, a prior or its evidence (rules/explain.lp's
-    own/2), for the questions that consistency carries the pair to."""
-    if any(w.kind == "prior" for w in solution.why_atoms(qid, label or "")):
-        return "the question offers its text twice (construction prior)"
-    return clears(solution, solution.gains.get((qid, label or "")))
+    """The words of a question's own reason for a label it chose (rules/explain.lp's own/2): its why atom's `own`
+    words (a prior), else its evidence; for the questions that consistency carries the pair to."""
+    own = [WORDS[w.kind].own for w in solution.why_atoms(qid, label or "") if w.kind in WORDS and WORDS[w.kind].own]
+    return own[0] if own else clears(solution, solution.gains.get((qid, label or "")))
 
 
 def dated(graph: nx.DiGraph, node: int | None) -> str:
@@ -145,107 +143,76 @@ def dated(graph: nx.DiGraph, node: int | None) -> str:
     return date_text(parse_date(graph.nodes[node]["text"])) if node is not None else ""
 
 
+class Fields(dict):
+    """A sentence's fields (groups.Words), each made by its function only where the words ask for it."""
+
+    def __init__(self, makers: dict[str, Callable[[], str]]):
+        super().__init__()
+        self.makers = makers
+
+    def __missing__(self, key: str) -> str:
+        self[key] = self.makers[key]()
+        return self[key]
+
+
+def worded(words: str | dict[str, str], cases: dict[str, bool], fields: Fields) -> str:
+    """The words (of groups.Words.why) of the first case that holds, their fields filled in."""
+    if isinstance(words, dict):
+        words = next(w for case, w in words.items() if case == "" or cases[case])
+    return words.format_map(fields)
+
+
 def why_sentence(graph: nx.DiGraph, solution: Solution, qid: str, label: str) -> str:
-    """One sentence naming what decided label `label` of question `qid`, from its why atoms."""
+    """One sentence naming what decided label `label` of question `qid`, from its why atoms and the words of
+    their kinds (groups.WORDS); the costs of a rejected option (rank 4) in one sentence."""
     atoms = solution.why_atoms(qid, label)
     slots = graph.graph["questions"][qid]
     if label not in slots.options and label != slots.none_label:
         return 'not chosen: a second "None of the others" option, which the program leaves out'
     if not atoms:
         return "no explanation atoms (solved without explanations)"
-    gain = solution.gains.get((qid, label))
+    kind = atoms[0].kind
     chosen = sorted(solution.answers[qid])
-    kind, other = atoms[0].kind, atoms[0].other
-    if kind in COSTS:
-        if gain is not None and gain > 0:
-            head = f"not chosen, though {clears(solution, gain)}: "
-        else:
-            head = f"not chosen, though a better guess than {', '.join(chosen)}: "
-        others: dict[str, list[str]] = {}  # kind -> the questions its atoms name, in order
-        for a in atoms:
-            others.setdefault(a.kind, []).append(a.other)
-        return head + "; ".join(cost_words(solution, qid, label, k, qs) for k, qs in others.items())
+    if kind not in WORDS:
+        return ("chosen" if label in chosen else "not chosen") + " by the optimum; no rule names why"
+    gain = solution.gains.get((qid, label))
     pair_gain = solution.pair_gains.get((qid, label))
     real = [l for l in chosen if (qid, l) in solution.gains]
-    words = {
-        "prior": "chosen: the question offers its text twice, and a repeated option is a cause (construction prior)",
-        "evidence": f"chosen: {clears(solution, gain)}",
-        "carried": f"chosen: consistency carries the same pair from {other}, where "
-                   f"{own_reason(solution, other, same_pair_label(graph, qid, label, other))}",
-        "pair": f"chosen: summed over the questions that offer the same pair, {clears(solution, pair_gain)}",
-        "guess": f"chosen as a forced guess: no option clears the precision bias (this one falls short by {by(gain)}), "
-                 "and an answer must not be empty",
-        "carried_guess": f"chosen: consistency carries the same pair from {other}, where it is a forced guess",
-        "against_none": f"chosen: its evidence falls short of the precision bias by {by(gain)}, but the readers weigh "
-                        f"against None ({slots.none_label}) by more, {by(solution.none_gains.get((qid, slots.none_label or '')))}",
-        "unweighed": ("chosen" if label in chosen else "not chosen") + ": with the optimize group off (--without "
-                     "optimize) nothing weighs the edge evidence, and the solver picked "
-                     + ("this answer" if label in chosen else "another answer") + " among those the other rules allow",
-        "none_prior": "chosen: the question offers None, and the None prior (every labelled question that offers None "
-                      "answers it) outweighs the evidence of "
-                      + ", ".join(l for l in LABELS if (solution.gains.get((qid, l)) or 0) > 0),
-        "none_left": ("chosen: every real option that clears the precision bias" if solution.weighed else
-                      "chosen: every real option that the readers favour") + " is ruled out by another rule (its own "
-                     "reason says which), so none of them is a cause",
-        "none_unweighed": "chosen: with the optimize group off (--without optimize) nothing weighs the edge evidence, "
-                          "and the None prior favours None",
-        "none_empty": "chosen: no real option clears the precision bias, so none of them is a cause",
-        "real_chosen": f"not chosen: {', '.join(real)} {'is' if len(real) == 1 else 'are'} chosen",
-        "none_off": "not chosen: the none rule group is switched off",
-        "self": "not chosen: it is the target event itself",
-        "temporal": f"not chosen: its own text is dated {dated(graph, slots.options.get(label))}, after the target's "
-                    f"({dated(graph, slots.target)}; temporal rule)",
-        "none_answer": (f"not chosen: the question answers None (the None prior), though {clears(solution, gain)}"
-                        if gain is not None and gain > 0 else
-                        f"not chosen: {falls_short(solution, gain)}, and the question answers None"
-                        if gain is not None and gain < 0 else "not chosen: the question answers None (the None prior)"),
-        "short": f"not chosen: {falls_short(solution, gain)}",
-    }
-    return words.get(kind, "chosen by the optimum; no rule names why" if label in chosen
-                     else "not chosen by the optimum; no rule names why")
+    cases = {"gain > 0": gain is not None and gain > 0, "gain < 0": gain is not None and gain < 0,
+             "chosen": label in chosen, "weighed": solution.weighed, "one chosen": len(real) == 1}
 
+    def words(kind: str, questions: list[str]) -> str:
+        other = " and ".join(questions)
+        fields = Fields({
+            "gain": lambda: by(gain), "clears": lambda: clears(solution, gain),
+            "falls_short": lambda: falls_short(solution, gain), "pair_clears": lambda: clears(solution, pair_gain),
+            "pair_falls_short": lambda: falls_short(solution, pair_gain), "other": lambda: other,
+            "own": lambda: own_reason(solution, other, same_pair_label(graph, qid, label, other)),
+            "chosen": lambda: ", ".join(chosen), "real": lambda: ", ".join(real),
+            "none_label": lambda: str(slots.none_label),
+            "none_gain": lambda: by(solution.none_gains.get((qid, slots.none_label or ""))),
+            "beaten": lambda: ", ".join(l for l in LABELS if (solution.gains.get((qid, l)) or 0) > 0),
+            "cause_date": lambda: dated(graph, slots.options.get(label)),
+            "target_date": lambda: dated(graph, slots.target),
+        })
+        return worded(WORDS[kind].why, {**cases, "one other": len(questions) == 1}, fields)
 
-def cost_words(solution: Solution, qid: str, label: str, kind: str, questions: list[str]) -> str:
-    """What cost a rejected option that would be chosen on its own gain: the why atoms of one `kind`, which
-    name `questions`."""
-    other = " and ".join(questions)
-    return {
-        "none_in": f"{other} {'offers' if len(questions) == 1 else 'offer'} the same pair and "
-                   f"{'answers' if len(questions) == 1 else 'answer'} None (the None prior), and consistency would "
-                   "select it there too",
-        "mutual": f"{other} chose the target as a cause of this event, and two events cannot cause each other "
-                  "(consistency)",
-        "cap": 'cut by "at most three labels": three others are chosen',
-        "cap_in": f'consistency would select it in {other} too, which already holds three labels ("at most three")',
-        "doc_after": "the documents place it after the target, which costs doc_order",
-        "shortcut": "the documents say it caused another chosen cause of the target, a shortcut that costs mediated",
-        "pair_short": "summed over the questions that offer the same pair, "
-                      + falls_short(solution, solution.pair_gains.get((qid, label))),
-        "shared": f"consistency would select it in {other} too, where "
-                  + ("its evidence also falls short of the bias" if solution.weighed else "the readers do not favour it"),
-        "serves": f"{', '.join(sorted(solution.answers[qid]))}, chosen here, is chosen in {other} too, so one guess "
-                  "answers them all",
-    }[kind]
-
-
-SHORT = {
-    "prior": "offered twice (prior)", "evidence": "clears the bias by {gain}", "carried": "carried from {other}",
-    "pair": "the pair clears the bias", "guess": "forced guess", "carried_guess": "carried from {other}'s guess",
-    "none_prior": "the None prior", "none_left": "the others are ruled out", "none_unweighed": "optimize off: the None prior",
-    "none_empty": "nothing clears the bias", "real_chosen": "a real option is chosen",
-    "none_off": "none group off", "self": "the target itself", "temporal": "dated after the target",
-    "none_answer": "the question answers None", "none_in": "{other} answers None", "mutual": "reverse pair in {other}",
-    "cap": "at most three labels", "cap_in": "{other} holds three labels", "doc_after": "documents place it after",
-    "shortcut": "a shortcut", "pair_short": "the pair falls short", "shared": "would be taken in {other} too",
-    "serves": "the guess chosen also answers {other}", "against_none": "the readers weigh against None",
-    "unweighed": "optimize off: the solver's pick",
-    "short": "short of the bias by {gain}",
-}
+    if not WORDS[kind].cost:
+        return words(kind, [atoms[0].other])
+    if cases["gain > 0"]:
+        head = f"not chosen, though {clears(solution, gain)}: "
+    else:
+        head = f"not chosen, though a better guess than {', '.join(chosen)}: "
+    named: dict[str, list[str]] = {}  # kind -> the questions its atoms name, in order
+    for a in atoms:
+        named.setdefault(a.kind, []).append(a.other)
+    return head + "; ".join(words(k, qs) for k, qs in named.items())
 
 
 def short_why(opt: dict) -> str:
     """What decided an option (its record's `decided_by`) in a few words, for one-line reasons."""
-    texts = [SHORT.get(d["kind"], "the optimum").format(other=d["question"], gain=by(opt.get("gain")))
+    gain = by(opt.get("gain"))
+    texts = [(WORDS[d["kind"]].short if d["kind"] in WORDS else "the optimum").format(other=d["question"], gain=gain)
              for d in opt.get("decided_by", [])]
     return ", ".join(dict.fromkeys(texts)) or "unexplained"
 

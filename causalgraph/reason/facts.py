@@ -12,6 +12,7 @@ from clorm import ConstantStr, FactBase, Predicate, unify
 
 from ..evidence.timeline import Timeline
 from ..readers.base import ReaderJudgements, log_odds
+from .groups import ATOM_TEXT
 
 # --- input facts ---
 
@@ -159,18 +160,10 @@ class NoneGain(Predicate, name="none_gain"):
 
 
 OUTPUT = [Select, Cause, Excluded, Forced, Why, Guess, Gain, PairGain, NoneGain]
-# What each rule atom says, for explanations and the page.
-ATOM_TEXT = {
-    ("excluded", "core"): "an event cannot cause itself",
-    ("excluded", "consistency"): "the pair is offered in a question that answers None, so consistency rejects it in all",
-    ("excluded", "temporal"): "dated after the target",
-    ("forced", "none"): "no real option was chosen, so None is the answer",
-    ("forced", "priors"): "the option's text is offered twice in this question",
-}
 
 
 def describe(atom: Excluded | Forced) -> str:
-    """What a rule atom means, in words."""
+    """What a rule atom means, in words (its group's, groups.ATOM_TEXT)."""
     name = type(atom).meta.name
     return ATOM_TEXT[(name, atom.group)]
 

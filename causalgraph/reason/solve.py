@@ -15,21 +15,20 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 
 import clingo
+import clingo.ast
 import networkx as nx
 from clorm import FactBase, control_add_facts
 
 from ..config import RULES_DIR
 from ..evidence.timeline import Timeline
 from ..readers.base import ReaderJudgements
-from .groups import MAX_CONSTANT, RELAXABLE, RULE_GROUPS, SWITCHABLE
+from .groups import CONSTANTS, GATED, MAX_CONSTANT, PART_FILES, READER_GROUPS, RELAXABLE, RULE_GROUPS, SWITCHABLE
 from .facts import Cause, Excluded, Forced, Gain, Guess, NoneGain, PairGain, Select, Why, read_atoms, topic_facts
 
-# Every group behind an external active(G), chosen by assumptions: the switchable and the relaxable ones.
-GATED = tuple(g for g in RULE_GROUPS if g in SWITCHABLE or g in RELAXABLE)
 OPT_STRATEGY = "usc"  # core-guided optimisation: 100x faster than branch-and-bound here
 FALLBACK_STRATEGY = "bb"  # under a time limit: answer sets early, improving step by step
 
@@ -43,17 +42,25 @@ class SolverParams:
     at its own priority level, above all edge evidence; a number W makes it a cost of W beside the edge
     evidence. `doc_order` and `mediated` are the costs of the documents' timeline edges (rules/temporal.lp,
     rules/directness.lp); None keeps the rule files' values, which `python -m lab.solver.timeline` chose by
-    grouped CV. `extra_rules` are added to the shipped program: a `Path` is a rule file, a `str` program text."""
+    grouped CV. `constants` sets, by name, the other constants of the groups (groups.GROUPS: those no field
+    sets). `extra_rules` are added to the shipped program: a `Path` is a rule file, a `str` program text."""
 
     bias: int | None = None
     none_prior: int | None = None
     doc_order: int | None = None
     mediated: int | None = None
+    constants: tuple[tuple[str, int], ...] = ()
     extra_rules: tuple[Path | str, ...] = ()
 
     def __post_init__(self):
-        for name in ("bias", "none_prior", "doc_order", "mediated"):
-            value = getattr(self, name)
+        by_name = [c.name for c in CONSTANTS if c.param is None]
+        for name, _ in self.constants:
+            if name not in by_name:
+                raise ValueError(f"constants: {name!r} is no rule group's constant set by name "
+                                 f"(those are: {', '.join(by_name) or 'none'})")
+        params = {c.param for c in CONSTANTS}
+        values = [(f.name, getattr(self, f.name)) for f in dataclasses.fields(self) if f.name in params]
+        for name, value in values + list(self.constants):
             if value is not None and not (isinstance(value, int) and -MAX_CONSTANT <= value <= MAX_CONSTANT):
                 raise ValueError(f"{name.replace('_', '-')} must be an integer within +-{MAX_CONSTANT:,}, got {value!r}")
         for rules in self.extra_rules:
@@ -63,10 +70,14 @@ class SolverParams:
                 raise ValueError(f"extra-rules: no rule file at {rules}")
 
     def clingo_args(self) -> list[str]:
-        consts = {"bias": self.bias, "doc_order": self.doc_order, "mediated": self.mediated}
-        if self.none_prior is not None:
-            consts.update(none_weight=self.none_prior, none_level=1)
-        return [arg for name, value in consts.items() if value is not None for arg in ("-c", f"{name}={value}")]
+        """clingo's `-c name=value` for each constant of the groups' table that these parameters set."""
+        given = dict(self.constants)
+        args = []
+        for c in CONSTANTS:
+            value = given.get(c.name) if c.param is None else getattr(self, c.param)
+            if value is not None:
+                args += ["-c", f"{c.name}={value if c.value is None else c.value}"]
+        return args
 
 
 class Status(enum.Enum):
@@ -147,7 +158,7 @@ class Solution:
     dropped: tuple[str, ...] = field(default=())
     alone: dict[str, tuple[str, ...]] = field(default_factory=dict)  # questions answered on their own: their dropped groups
     alone_excluded: dict[str, tuple[Excluded, ...]] = field(default_factory=dict)
-    why: tuple[Why, ...] = ()  # rules/explain.lp, where asked for: what decided each option
+    why: tuple[Why, ...] = ()  # the rule files' explain parts, where asked for: what decided each option
     guesses: frozenset[str] = frozenset()  # the questions whose answer is a forced guess
     gains: dict[tuple[str, str], int] = field(default_factory=dict)  # (question, label) -> gain(Q,L,G)
     pair_gains: dict[tuple[str, str], int] = field(default_factory=dict)  # (question, label) -> pair_gain(Q,L,G)
@@ -202,9 +213,30 @@ def check_switchable(without: set[str] | frozenset[str]) -> None:
         raise ValueError(f"unknown rule group {min(unknown)!r}; switchable: {', '.join(SWITCHABLE)}")
 
 
-def program_files() -> list[Path]:
-    """The shipped rule files, every one loaded whatever is switched off (a switched-off group is an assumption)."""
-    return [RULES_DIR / f"{g}.lp" for g in RULE_GROUPS]
+def program_files(readers: bool = False) -> list[Path]:
+    """The shipped rule files: every group's, loaded whatever is switched off (a switched-off group is an
+    assumption), those of the groups loaded only where `readers` are given, and those of a program part alone
+    (groups.PART_FILES)."""
+    return [RULES_DIR / f"{name}.lp" for name in RULE_GROUPS + (READER_GROUPS if readers else ()) + PART_FILES]
+
+
+@cache
+def rule_parts(path: Path) -> dict[str, tuple[clingo.ast.AST, ...]]:
+    """A rule file's statements by program part: its base part and each `#program NAME.` part, each opening with
+    its #program statement (read once a process). A part is added to a program only where it is grounded:
+    clingo would otherwise take its statements into the first grounding's checks (a projection, `real(Q,L,_,_)`,
+    of an atom that no base rule derives is reported undefined)."""
+    parts: defaultdict[str, list[clingo.ast.AST]] = defaultdict(list)
+    part = "base"
+
+    def add(statement: clingo.ast.AST) -> None:
+        nonlocal part
+        if statement.ast_type == clingo.ast.ASTType.Program:
+            part = statement.name
+        parts[part].append(statement)
+
+    clingo.ast.parse_files([str(path)], add, logger=clingo_message)
+    return {name: tuple(statements) for name, statements in parts.items()}
 
 
 def clingo_message(code: clingo.MessageCode, message: str) -> None:
@@ -221,7 +253,9 @@ def total_cost(costs: list[tuple[int, ...]]) -> tuple[int, ...]:
 
 
 class TopicProgram:
-    """A topic's facts and the rule groups (and `readers.lp` where `readers` is True), grounded once."""
+    """A topic's facts and the rule files (those of readers where `readers` is True), grounded once: their base
+    parts at the start; each other program part (explain, confidence) is added and grounded only after the
+    topic's solves, where asked for."""
 
     def __init__(self, facts: FactBase, params: SolverParams = SolverParams(), readers: bool = False):
         self.control = clingo.Control([*params.clingo_args(), "--opt-mode=opt", f"--opt-strategy={OPT_STRATEGY}"],
@@ -229,8 +263,8 @@ class TopicProgram:
         # the facts go first: added through the backend after the rules, they make clingo call the rules'
         # shown predicates undefined
         control_add_facts(self.control, facts)
-        for path in program_files() + ([RULES_DIR / "readers.lp"] if readers else []):
-            self.control.load(str(path))
+        self.files = program_files(readers)
+        self.add_part("base")
         for rules in params.extra_rules:
             if isinstance(rules, Path):
                 self.control.load(str(rules))
@@ -258,16 +292,25 @@ class TopicProgram:
                         for a in atoms.by_signature("select", 2)}
         self.parts: set[str] = set()
 
+    def add_part(self, name: str) -> None:
+        """Add the program part `name` of every rule file to the program."""
+        with clingo.ast.ProgramBuilder(self.control) as builder:
+            for path in self.files:
+                for statement in rule_parts(path).get(name, ()):
+                    builder.add(statement)
+
     def ground_part(self, name: str) -> None:
-        """Load and ground the program part `name` of groups.EXPLAIN_FILES (once), after the topic's solves."""
+        """Add and ground the program part `name` of the rule files (once), after the topic's solves: the explain
+        part of every group and explain.lp, or confidence.lp."""
         if name not in self.parts:
-            self.control.load(str(RULES_DIR / f"{name}.lp"))
+            self.add_part(name)
             self.control.ground([(name, [])])
             self.parts.add(name)
 
     def explain(self, answers: dict[str, frozenset[str]], groups: Iterable[str], questions: Iterable[str]) -> SolveResult:
         """The answer set with exactly `answers` selected for `questions`, solved under `groups` with the
-        explanation atoms of rules/explain.lp (the answers assumed, there is nothing to choose)."""
+        explanation atoms of the explain parts (rules/explain.lp and each group's; the answers assumed, there is
+        nothing to choose)."""
         self.ground_part("explain")
         questions = list(questions)
         chosen = [(symbol, label in answers[q]) for (q, label), symbol in sorted(self.selects.items()) if q in questions]
@@ -535,8 +578,8 @@ def solve_topic(
     then, while the rest is unsatisfiable, the rule groups of clingo's unsat core (one assumption per relaxable
     group) are dropped, with a warning, and named in the solution. The topic is grounded once for all of it.
     With a time limit, the best answer set found so far is used (`optimal` is then False). With `explain`, the
-    solution holds what decided each option (rules/explain.lp) and each question's Confidence (one more search
-    per question), both from program parts grounded after the answers are found."""
+    solution holds what decided each option (the rule files' explain parts) and each question's Confidence (one
+    more search per question), both from program parts grounded after the answers are found."""
     check_switchable(without)
     deadline = None if time_limit is None else time.monotonic() + time_limit
     program = TopicProgram(topic_facts(graph, scores, after, readers, timeline), params, readers=bool(readers))
