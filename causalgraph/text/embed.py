@@ -174,7 +174,7 @@ def _damaged(path: Path, reason: str) -> OSError:
     return OSError(errno.EINVAL, reason, str(path))
 
 
-# The errors of an OSError that the safetensors package raises naming the file in its message alone.
+# The error numbers of the OSErrors that safetensors raises with the file named in their message alone.
 OS_ERRORS = {FileNotFoundError: errno.ENOENT, PermissionError: errno.EACCES, IsADirectoryError: errno.EISDIR}
 
 
