@@ -248,22 +248,39 @@ def test_the_int8_encoder_built_without_the_float_one_is_the_same_and_holds_no_f
     assert (embed.load_encoder(embed.MINILM, quantized=True).encode(texts) == vectors).all()
 
 
-def test_safetensors_are_read_one_tensor_at_a_time_as_written_and_a_damaged_file_is_an_error(tmp_path):
-    from safetensors.torch import load_file
+def test_a_damaged_weights_file_is_one_line_naming_it(tmp_path):
+    """A model.safetensors cut short, not safetensors at all, or missing: an OSError naming the file (the answer
+    command's one line, "PATH: reason"), by each way of reading it."""
+    source = Path(embed.resolve_model_path(embed.MINILM))
+    for name in ("config.json", "tokenizer.json", "tokenizer_config.json"):
+        (tmp_path / name).symlink_to(source / name)
+    weights = tmp_path / "model.safetensors"
+    for content, reason in ((source.joinpath("model.safetensors").read_bytes()[:-1000], "not fully covered"),
+                            (b"\x05", "header too small"), (None, "No such file or directory")):
+        weights.unlink(missing_ok=True)
+        if content is not None:
+            weights.write_bytes(content)
+        for read in (embed.read_model, embed.streamed_model):
+            with pytest.raises(OSError, match=reason) as err:
+                read(str(tmp_path))
+            assert err.value.filename == str(weights)
 
-    source = Path(embed.resolve_model_path(embed.MINILM)) / "model.safetensors"
-    expected = load_file(source)
-    read = dict(embed.safetensors_tensors(source))
-    assert read.keys() == expected.keys()
-    assert all((read[k] == expected[k]).all() and read[k].dtype == expected[k].dtype for k in expected)
-    cut = tmp_path / "model.safetensors"
-    cut.write_bytes(source.read_bytes()[:-1000])
-    with pytest.raises(OSError, match="cut short") as err:
-        list(embed.safetensors_tensors(cut))
-    assert err.value.filename == str(cut)  # the answer command's one line: "PATH: reason"
-    cut.write_bytes(b"\x05")
-    with pytest.raises(OSError, match="not a safetensors file"):
-        list(embed.safetensors_tensors(cut))
+
+def test_reading_an_encoder_patches_nothing_and_loads_no_meta_kernels():
+    """The network is built on the meta device with no initial values of its own and its weights read after:
+    torch's classes are as they were, and neither torch's meta kernels (sympy among them, a second at a cold
+    start) nor transformers are imported."""
+    import subprocess
+    import sys
+
+    code = ("import sys, torch; before = torch.nn.Module.register_parameter, torch.nn.init.normal_; "
+            "from causalgraph.text import embed; "
+            "v = embed.encode(['The dam failed.'], embed.MINILM, quantized=True); "
+            "s = embed.encode(['The dam failed.'], embed.MINILM, streamed=True); "
+            "print(v.shape, s.shape, (torch.nn.Module.register_parameter, torch.nn.init.normal_) == before, "
+            "*sorted(m for m in ('sympy', 'transformers', 'sentence_transformers') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["(1,", "384)", "(1,", "384)", "True"]
 
 
 def test_groups_encoded_side_by_side_have_the_vectors_of_each_group_encoded_alone(monkeypatch):

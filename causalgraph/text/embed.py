@@ -9,7 +9,6 @@ import functools
 import json
 import multiprocessing
 import os
-import struct
 import tempfile
 import threading
 import warnings
@@ -23,6 +22,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     import torch
+    from safetensors import safe_open
 
     from .transformer import Network
 
@@ -132,61 +132,42 @@ def mean_pooled_length(path: str) -> int | None:
 
 
 def int8(model):
-    """The model with its linear layers run in int8 (`_int8_linear`: PyTorch's dynamic quantization, per-channel
-    weights), converted in place: a copy of the float model would add its size again to the peak memory of a cold
-    start."""
+    """The model with its linear layers run in int8 (`int8_linear`), converted in place: a copy of the float model
+    would add its size again to the peak memory of a cold start."""
     import torch
 
     for name, layer in list(model.named_modules()):
         if type(layer) is torch.nn.Linear:  # as quantize_dynamic picks them: these, not their subclasses
-            _quantize_in_place(model, name, layer)
+            _replace(model, name, int8_linear(layer))
     return model
 
 
-def _quantize_in_place(model, name: str, layer) -> None:
-    """The model's linear layer `name` replaced by its int8 version."""
+def _replace(model, name: str, layer) -> None:
+    """The model's module `name` replaced by `layer`."""
     parent, _, child = name.rpartition(".")
-    setattr(model.get_submodule(parent), child, _int8_linear(layer))
+    setattr(model.get_submodule(parent), child, layer)
 
 
-_BUILDING = threading.Lock()  # one model built on the meta device at a time: the patch below is global
-# What the layers of text/transformer.py initialise their parameters with (nn.Linear, nn.Embedding, nn.LayerNorm).
-INITIALISERS = ("kaiming_uniform_", "uniform_", "normal_", "ones_", "zeros_")
-
-
-@contextlib.contextmanager
-def _parameters_on_meta():
-    """Modules this thread builds inside keep their buffers, but their parameters go to the meta device: no
-    memory, and no random initialisation, for weights that are read from a file next. (A meta tensor has no
-    values to initialise, and initialising one would import torch's meta kernels: a second at a cold start.)"""
+def int8_linear(layer):
+    """The linear layer in int8 as PyTorch's dynamic quantization converts it (`quantize_dynamic` with per-channel
+    weights, that is Linear.from_float: the same observer, quantized weights and packing, the same vectors bit
+    for bit), by torch's public calls, without the full-size placeholder weight that from_float packs first and
+    throws away: half the packing time of a build (0.4 s of all-mpnet-base-v2's at a cold start)."""
     import torch
+    from torch.ao.nn.quantized.dynamic import Linear as Int8Linear
+    from torch.ao.quantization import per_channel_dynamic_qconfig
 
-    with _BUILDING:
-        register, builder = torch.nn.Module.register_parameter, threading.get_ident()
-        initialisers = {name: getattr(torch.nn.init, name) for name in INITIALISERS}
-
-        def on_meta(module, name, param):
-            if param is None or threading.get_ident() != builder:  # modules that other threads build meanwhile
-                return register(module, name, param)
-            return register(module, name, torch.nn.Parameter(param.to("meta"), requires_grad=False))
-
-        def values_only(initialise):
-            return lambda tensor, *args, **kwargs: tensor if tensor.is_meta else initialise(tensor, *args, **kwargs)
-
-        torch.nn.Module.register_parameter = on_meta  # type: ignore[method-assign]
-        wrappers = {name: values_only(initialise) for name, initialise in initialisers.items()}
-        for name, wrapper in wrappers.items():
-            setattr(torch.nn.init, name, wrapper)
-        try:
-            yield
-        finally:
-            torch.nn.Module.register_parameter = register  # type: ignore[method-assign]
-            for name, initialise in initialisers.items():
-                if getattr(torch.nn.init, name) is wrappers[name]:  # else another patch came after: ours stays under it
-                    setattr(torch.nn.init, name, initialise)
-
-
-SAFETENSORS_DTYPES = {"F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64"}
+    observer = per_channel_dynamic_qconfig.weight()
+    observer(layer.weight)
+    scales, zero_points = observer.calculate_qparams()
+    with warnings.catch_warnings():  # the eager-mode API's notices that torchao succeeds it
+        warnings.simplefilter("ignore")
+        weight = torch.quantize_per_channel(layer.weight.float(), scales.double(), zero_points.long(),
+                                            observer.ch_axis, torch.qint8)
+        quantized = Int8Linear(1, 1)  # a placeholder of one weight
+    quantized.in_features, quantized.out_features = layer.in_features, layer.out_features
+    quantized.set_weight_bias(weight, layer.bias)
+    return quantized
 
 
 def _damaged(path: Path, reason: str) -> OSError:
@@ -194,170 +175,100 @@ def _damaged(path: Path, reason: str) -> OSError:
     return OSError(errno.EINVAL, reason, str(path))
 
 
-def safetensors_header(handle, path: Path) -> tuple[dict[str, dict], int]:
-    """A safetensors file's tensors (name: dtype, shape, data_offsets), in the order of their data, and where
-    their data begins."""
+# The error numbers of the OSErrors that safetensors raises with the file named in their message alone.
+OS_ERRORS = {FileNotFoundError: errno.ENOENT, PermissionError: errno.EACCES, IsADirectoryError: errno.EISDIR}
+
+
+@contextlib.contextmanager
+def _reading(file: Path) -> Iterator[None]:
+    """safetensors' errors as an OSError naming the file (the answer command's one line, "PATH: reason")."""
+    from safetensors import SafetensorError
+
     try:
-        (size,) = struct.unpack("<Q", handle.read(8))
-        header = json.loads(handle.read(size))
-        header.pop("__metadata__", None)
-        ordered = dict(sorted(header.items(), key=lambda item: item[1]["data_offsets"][0]))
-    except (struct.error, ValueError, LookupError, TypeError, AttributeError) as err:
-        raise _damaged(path, f"not a safetensors file ({err})") from err
-    return ordered, 8 + size
+        yield
+    except SafetensorError as err:
+        raise _damaged(file, str(err)) from None
+    except OSError as err:
+        if err.filename is not None:
+            raise
+        code = err.errno or OS_ERRORS.get(type(err), errno.EIO)
+        raise OSError(code, os.strerror(code), str(file)) from None
 
 
-def _check_shape(path: Path, name: str, shape, parameter) -> None:
-    """A weight of the file has the shape that the model's config gives its parameter."""
-    if tuple(shape) != tuple(parameter.shape):
-        raise _damaged(path, f"tensor {name} is {tuple(shape)}, where config.json makes it {tuple(parameter.shape)}")
+def _network(path: str) -> tuple[Network, Path, list[tuple[str, torch.nn.Module, dict[str, str]]]]:
+    """The network of a BERT or MPNet folder on the meta device (`Network.empty`), its weights file, and each
+    module that holds parameters with the name of each one's tensor in the file (which may prefix them, as a
+    checkpoint of a model with a head does: "bert."). OSError naming the file where it is not safetensors, or a
+    weight is missing or its shape is not the one config.json gives."""
+    from safetensors import safe_open
 
-
-def _tensor_dtype(path: Path, name: str, info: dict):
-    """The torch type of a tensor of the file."""
-    import torch
-
-    if info["dtype"] not in SAFETENSORS_DTYPES:
-        raise _damaged(path, f"tensor {name} is of type {info['dtype']}, which is not read here")
-    return getattr(torch, SAFETENSORS_DTYPES[info["dtype"]])
-
-
-def safetensors_tensors(path: Path, wanted: Callable[[str], bool] = lambda name: True
-                        ) -> Iterator[tuple[str, torch.Tensor]]:
-    """Each `wanted` tensor of a safetensors file, read into memory of its own one at a time: the file is not
-    mapped (the pages of a mapping stay in the peak memory while any tensor read from it lives)."""
-    import torch
-
-    with open(path, "rb") as handle:
-        header, base = safetensors_header(handle, path)
-        for name, info in header.items():
-            if not wanted(name):
-                continue
-            start, end = info["data_offsets"]
-            tensor = torch.empty(info["shape"], dtype=_tensor_dtype(path, name, info))
-            if tensor.nbytes != end - start:
-                raise _damaged(path, f"tensor {name}: its shape and its bytes disagree")
-            handle.seek(base + start)
-            if handle.readinto(tensor.view(-1).view(torch.uint8).numpy().data) != end - start:
-                raise _damaged(path, f"tensor {name} is cut short")
-            yield name, tensor
-
-
-def _skeleton(path: str) -> tuple[Network, str]:
-    """The network of a BERT or MPNet folder (text/transformer.py) with its parameters on the meta device, and the
-    prefix its file may give their names (a checkpoint of a model with a head, such as "bert.")."""
     from .transformer import Config, Network
 
-    config = Config.read(path)
+    folder, config = Path(path), Config.read(path)
     if config is None:
-        raise _damaged(Path(path) / "config.json", "not the config of a BERT or MPNet encoder")
-    with _parameters_on_meta():
-        model = Network(config).eval()
-    return model, f"{config.model_type}."
+        raise _damaged(folder / "config.json", "not the config of a BERT or MPNet encoder")
+    model, file = Network.empty(config), folder / "model.safetensors"
+    with _reading(file), safe_open(file, framework="pt", backend="pread") as weights:
+        names = {name.removeprefix(f"{config.model_type}."): name for name in weights.keys()}
+        shapes = {name: tuple(weights.get_slice(name).get_shape()) for name in names.values()}
+    places = []
+    for owner, module in model.named_modules():
+        own = {attr: f"{owner}.{attr}" if owner else attr for attr, _ in module.named_parameters(recurse=False)}
+        missing = [name for name in own.values() if name not in names]
+        if missing:
+            raise _damaged(file, f"no weights for {', '.join(missing[:3])}")
+        for attr, name in own.items():
+            if shapes[names[name]] != tuple(module.get_parameter(attr).shape):
+                raise _damaged(file, f"tensor {names[name]} is {shapes[names[name]]}, where config.json makes it "
+                                     f"{tuple(module.get_parameter(attr).shape)}")
+        if own:
+            places.append((owner, module, {attr: names[name] for attr, name in own.items()}))
+    return model, file, places
 
 
-def _int8_linear(layer):
-    """The layer in int8 as PyTorch's dynamic quantization converts it (`quantize_dynamic` with per-channel
-    weights, that is Linear.from_float): the same quantized weights and packing, without the full-size placeholder
-    weight that from_float packs first and throws away (half the packing time of a build)."""
-    from torch.ao.nn.quantized.dynamic import Linear as Int8Linear
-    from torch.ao.nn.quantized.modules.utils import _quantize_weight
-    from torch.ao.quantization import per_channel_dynamic_qconfig
-
-    observer = per_channel_dynamic_qconfig.weight()
-    observer(layer.weight)
-    with warnings.catch_warnings():  # the eager-mode API's notice that torchao succeeds it
-        warnings.simplefilter("ignore")
-        quantized = Int8Linear(1, 1)  # a placeholder of one weight
-    quantized.in_features, quantized.out_features = layer.in_features, layer.out_features
-    quantized.set_weight_bias(_quantize_weight(layer.weight.float(), observer), layer.bias)
-    return quantized
+def _assign(module, weights: safe_open, own: dict[str, str]) -> None:
+    """A module's weights from the open file, in the module's type (float32), in place of its empty parameters."""
+    module.load_state_dict({attr: weights.get_tensor(name).float() for attr, name in own.items()}, assign=True)
 
 
 def read_model(path: str, quantize: bool = False) -> Network:
-    """The network of a folder, its weights read from model.safetensors one at a time; with `quantize`, each linear
-    layer in int8 as it is read: the model that `int8` makes of the float one, without ever holding that whole
-    (all-mpnet-base-v2's is 438 MB)."""
+    """The network of a folder, its weights read from model.safetensors one module at a time, each into memory of
+    its own (safetensors' pread backend: the pages of a mapping would stay in the peak memory as long as any
+    tensor read from it lives); with `quantize`, each linear layer in int8 as it is read: the model that `int8`
+    makes of the float one, without ever holding that whole (all-mpnet-base-v2's is 438 MB)."""
     import torch
+    from safetensors import safe_open
 
-    file = Path(path) / "model.safetensors"
-    model, prefix = _skeleton(path)
-    modules = dict(model.named_modules())
-    # each parameter's module and attribute, by its name in the file (whose other tensors, such as a pooler or
-    # position_ids, are not the network's)
-    places = {f"{owner}.{attr}" if owner else attr: (owner, attr) for owner, module in modules.items()
-              for attr in module._parameters}
-    for name, tensor in safetensors_tensors(file, lambda name: name.removeprefix(prefix) in places):
-        owner, attr = places[name.removeprefix(prefix)]
-        module = modules[owner]
-        _check_shape(file, name, tensor.shape, module._parameters[attr])
-        # in the model's own type (float32)
-        module._parameters[attr] = torch.nn.Parameter(tensor.to(module._parameters[attr].dtype), requires_grad=False)
-        # a layer whose weights are all read, picked as int8 picks them (linear layers, not their subclasses)
-        if quantize and type(module) is torch.nn.Linear and not any(p.is_meta for p in module.parameters()):
-            _quantize_in_place(model, owner, module)
-            del modules[owner]  # its float weights go now, not with the whole model
-    missing = [n for n, p in model.named_parameters() if p.is_meta]
-    if missing:
-        raise _damaged(file, f"no weights for {', '.join(missing[:3])}")
+    model, file, places = _network(path)
+    with _reading(file), safe_open(file, framework="pt", backend="pread") as weights:
+        while places:  # each module let go of once read: a linear layer's float weights go once it is in int8
+            owner, module, own = places.pop(0)
+            _assign(module, weights, own)
+            if quantize and type(module) is torch.nn.Linear:  # as int8 picks them: linear layers, not subclasses
+                _replace(model, owner, int8_linear(module))
     return model
 
 
 def streamed_model(path: str) -> Network:
-    """The float network of a folder (`read_model(path)`, the same vectors) that reads each
-    module's weights from the file, mapped, as the module runs, and lets them go after: a forward pass never
-    holds more than one module's weights (all-mpnet-base-v2's event embeddings, without its 438 MB in memory).
-    For a few texts, one forward pass at a time (each module of the network uses only its own parameters)."""
-    import mmap
+    """The float network of a folder (`read_model(path)`, the same vectors) that maps each module's weights from
+    the file as the module runs, and lets them go after (the mapping with them; the page cache keeps the file): a
+    forward pass never holds more than one module's weights (all-mpnet-base-v2's event embeddings, without its
+    438 MB in memory). For a few texts, one forward pass at a time (each module of the network uses only its own
+    parameters)."""
+    from safetensors import safe_open
 
-    import torch
+    model, file, places = _network(path)
 
-    file = Path(path) / "model.safetensors"
-    with open(file, "rb") as handle:
-        header, base = safetensors_header(handle, file)
-        if file.stat().st_size < base + max((info["data_offsets"][1] for info in header.values()), default=0):
-            raise _damaged(file, "the file is cut short")
-        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    model, prefix = _skeleton(path)
-    names = {name.removeprefix(prefix): name for name in header}
+    def attach(module, args, own: dict[str, str]) -> None:
+        with _reading(file), safe_open(file, framework="pt") as mapped:  # the weights are the mapped file's pages
+            _assign(module, mapped, own)
 
-    def view(name: str):
-        start, end = header[name]["data_offsets"]
-        dtype = _tensor_dtype(file, name, header[name])
-        with warnings.catch_warnings():  # a read-only mapping: the weights are only read
-            warnings.simplefilter("ignore")
-            flat = torch.frombuffer(mapped, dtype=dtype, count=(end - start) // dtype.itemsize, offset=base + start)
-        return flat.view(header[name]["shape"])
+    def detach(module, args, out) -> None:
+        module.to("meta")  # its weights go, and the mapping with them
 
-    def attach(module, own: dict[str, str]) -> None:
-        for attr, name in own.items():  # in the model's own type (float32)
-            module._parameters[attr] = torch.nn.Parameter(view(name).to(module._parameters[attr].dtype),
-                                                          requires_grad=False)
-
-    def detach(module, own: dict[str, str]) -> None:
-        for attr, name in own.items():
-            weight = module._parameters[attr]
-            module._parameters[attr] = torch.nn.Parameter(torch.empty(weight.shape, dtype=weight.dtype, device="meta"),
-                                                          requires_grad=False)
-            start, end = (base + offset for offset in header[name]["data_offsets"])
-            first = start // mmap.PAGESIZE * mmap.PAGESIZE
-            if hasattr(mapped, "madvise") and end > first:  # the pages leave this process (the page cache keeps them)
-                mapped.madvise(mmap.MADV_DONTNEED, first, end - first)
-
-    for owner, module in model.named_modules():
-        own = {attr: f"{owner}.{attr}" if owner else attr for attr, p in module._parameters.items() if p is not None}
-        if not own:
-            continue
-        missing = [name for name in own.values() if name not in names]
-        if missing:
-            raise _damaged(file, f"no weights for {', '.join(missing[:3])}")
-        own = {attr: names[name] for attr, name in own.items()}
-        for attr, name in own.items():
-            _tensor_dtype(file, name, header[name])
-            _check_shape(file, name, header[name]["shape"], module._parameters[attr])
-        module.register_forward_pre_hook(lambda module, args, own=own: attach(module, own))
-        module.register_forward_hook(lambda module, args, out, own=own: detach(module, own))
-    model.mapped = mapped  # type: ignore[assignment]  # the mapping lives as long as the model
+    for _, module, own in places:
+        module.register_forward_pre_hook(functools.partial(attach, own=own))
+        module.register_forward_hook(detach)
     return model
 
 

@@ -53,6 +53,13 @@ def _dense(config: Config, inner: int | None = None, outer: int | None = None) -
     return nn.Linear(inner or config.hidden_size, outer or config.hidden_size)
 
 
+def _table(rows: int, size: int) -> nn.Embedding:
+    """An embedding table with no initial values (an empty tensor: on the meta device, `Network.empty`, no memory
+    either): its weights are read from a file next, and nn.Embedding's own initialisation (normal_) would load
+    torch's meta kernels there, a second at every cold start."""
+    return nn.Embedding.from_pretrained(torch.empty(rows, size), freeze=False)
+
+
 class _Residual(nn.Module):
     """dense, then LayerNorm of it plus the input (BERT's SelfOutput and Output, MPNet's Output)."""
 
@@ -145,10 +152,10 @@ class _Embeddings(nn.Module):
     def __init__(self, config: Config):
         super().__init__()
         self.bert = config.model_type == "bert"
-        self.word_embeddings = nn.Embedding(config.vocab_size, config.hidden_size)
-        self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
+        self.word_embeddings = _table(config.vocab_size, config.hidden_size)
+        self.position_embeddings = _table(config.max_position_embeddings, config.hidden_size)
         if self.bert:
-            self.token_type_embeddings = nn.Embedding(config.type_vocab_size, config.hidden_size)
+            self.token_type_embeddings = _table(config.type_vocab_size, config.hidden_size)
         self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
@@ -168,8 +175,7 @@ class _Encoder(nn.Module):
         self.layer = nn.ModuleList(_Layer(config) for _ in range(config.num_hidden_layers))
         self.relative = config.model_type == "mpnet"
         if self.relative:
-            self.relative_attention_bias = nn.Embedding(config.relative_attention_num_buckets,
-                                                        config.num_attention_heads)
+            self.relative_attention_bias = _table(config.relative_attention_num_buckets, config.num_attention_heads)
 
     def position_bias(self, batch: int, length: int) -> torch.Tensor:
         """MPNet's relative position bias, per head, shared by its layers."""
@@ -193,13 +199,21 @@ class _Encoder(nn.Module):
 class Network(nn.Module):
     """A BERT or MPNet network without its pooler: token ids and their attention mask (1 real, 0 padding) to the
     last hidden states, as transformers' model(...)[0] gives them (BERT's attention by scaled_dot_product_attention
-    with a boolean mask, MPNet's written out with an additive one, as transformers runs each)."""
+    with a boolean mask, MPNet's written out with an additive one, as transformers runs each). Its weights are
+    read from a file (text.embed.read_model): its embedding tables have no initial values of their own."""
 
     def __init__(self, config: Config):
         super().__init__()
         self.config = config
         self.embeddings = _Embeddings(config)
         self.encoder = _Encoder(config)
+
+    @classmethod
+    def empty(cls, config: Config) -> Network:
+        """The network on the meta device, in evaluation mode and frozen: parameters of the right shapes that hold
+        no memory and no values, for weights read from a file next (`load_state_dict(..., assign=True)`)."""
+        with torch.device("meta"):
+            return cls(config).eval().requires_grad_(False)
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         hidden = self.embeddings(input_ids)
