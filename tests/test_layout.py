@@ -91,6 +91,13 @@ def test_no_stage_imports_a_later_one():
     assert {stage(m) for m in graph if m not in ENTRY_POINTS | shims} == set(STAGES)
 
 
+def test_stage_docstrings_carry_no_number():
+    """A stage says what it holds by name; its place is STAGES' order and docs/architecture.md's table, numbered
+    nowhere else (numbers in docstrings drifted from both)."""
+    for init in PACKAGE_DIR.glob("*/__init__.py"):
+        assert not re.search(r"\bStage \d", ast.get_docstring(ast.parse(init.read_text())) or ""), init
+
+
 def test_only_the_measuring_commands_import_the_measuring_stage():
     graph = imports()
     importers = {a for a, b in graph.edges if "." in a and "." in b and stage(b) == "measure" != stage(a)}

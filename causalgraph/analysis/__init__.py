@@ -1,2 +1,2 @@
-"""Stage 5, analysis: a topic's graph, document evidence and pair feature table (`analyse_topic`), with the
+"""The analysis stage: a topic's graph, document evidence and pair feature table (`analyse_topic`), with the
 documents' readings and the topics' analyses cached on disk."""

@@ -1,4 +1,4 @@
-"""Stage 1, data: typed records (topics, questions, documents), their loaders, and the official metric."""
+"""The data stage: typed records (topics, questions, documents), their loaders, and the official metric."""
 
 from .load import (all_documents, data_files, group_topics, load_answers, load_data, load_documents, load_labelled,
                    load_questions, load_split, load_topic_file, load_train_evidence, read_jsonl, split_dir, split_folders)

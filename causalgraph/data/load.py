@@ -21,11 +21,6 @@ ISO_DATE = re.compile(r"(?:19|20)\d\d-\d\d-\d\d")
 DATE_TIME = re.compile(r"(\d{4}-\d\d-\d\d)(?:[Tt ]\d\d?:\d\d(?::\d\d(?:\.\d*)?)?\s*(?:[Zz]|[-+]\d\d?(?::?\d\d)?)?)?")
 
 
-def is_iso_day(text: str) -> bool:
-    """True for a real calendar day written yyyy-mm-dd."""
-    return date_problem(text) is None
-
-
 def date_problem(text: str) -> str | None:
     """Why `text` is not a real calendar day of the years 1900-2099 written yyyy-mm-dd (None when it is one)."""
     if not re.fullmatch(r"\d{4}-\d\d-\d\d", text):

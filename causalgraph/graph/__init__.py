@@ -1,2 +1,2 @@
-"""Stage 3, graph: one networkx graph per topic (a node per distinct event text, an edge per candidate cause)
+"""The graph stage: one networkx graph per topic (a node per distinct event text, an edge per candidate cause)
 and the question-structure features of its candidate edges."""

@@ -1,2 +1,2 @@
-"""Stage 7, learn: the edge scorer (a scikit-learn estimator), the pair model, and grouped-by-topic
+"""The learn stage: the edge scorers (scikit-learn estimators) and grouped-by-topic
 cross-validation of the whole path."""

@@ -1,2 +1,2 @@
-"""Stage 6, reason: typed ASP facts of a topic, the rule groups in rules/, clingo's optimal answer set, and the
+"""The reason stage: typed ASP facts of a topic, the rule groups in rules/, clingo's optimal answer set, and the
 explanations read from it."""

@@ -1,2 +1,2 @@
-"""Stage 9, run: answering many topics (analysis, scoring, solving) serially, in processes or on Dask, and
+"""The run stage: answering many topics (analysis, scoring, solving) serially, in processes or on Dask, and
 writing the outputs atomically."""

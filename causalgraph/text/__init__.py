@@ -1,2 +1,2 @@
-"""Stage 2, text: spaCy over each document (sentences, the dates they state, causal and temporal cues),
+"""The text stage: spaCy over each document (sentences, the dates they state, causal and temporal cues),
 dates, words and sentence encoders."""

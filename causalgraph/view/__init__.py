@@ -1,1 +1,1 @@
-"""Stage 10, view: the interactive page of a solved topic (pyvis data, our own template)."""
+"""The view stage: the interactive page of a solved topic (pyvis data, our own template)."""
