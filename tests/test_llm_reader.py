@@ -320,15 +320,15 @@ def test_an_endpoint_that_ignores_the_format_and_replies_in_prose(tmp_path, caps
 
 
 def readme_recipe() -> list[str]:
-    """The README's local-server recipe: its code block's command lines, in order."""
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    block = text.split("**An LLM reader on your machine.**", 1)[1].split("```", 2)[1]
+    """docs/readers.md's local-server recipe: its code block's command lines, in order."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "readers.md").read_text()
+    block = text.split("\n## An LLM reader on your machine\n", 1)[1].split("```", 2)[1]
     return [line for line in block.splitlines() if line.strip()]
 
 
 @pytest.mark.slow
 def test_the_readme_recipe_gives_verdicts(tmp_path):
-    """The README's recipe run as written (this interpreter for `.venv/bin/python`, a free port for 8000, its
+    """docs/readers.md's recipe run as written (this interpreter for `.venv/bin/python`, a free port for 8000, its
     install line left out): llama.cpp's server with SmolLM2, then `answer --demo` through it. The 135M model's
     replies are malformed on some questions (6 of 8 judged when this was written), so it checks the plumbing: most
     questions carry its verdicts."""
