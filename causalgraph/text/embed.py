@@ -337,7 +337,7 @@ def _malloc_trim() -> Callable[[int], int] | None:
 def release_freed_memory() -> None:
     """Hand what freed tensors left in the C heap back to the system (glibc's malloc_trim; nothing elsewhere).
     glibc keeps the freed activations of a pass in each thread's heap: about 150 MiB of a cold user topic's peak,
-    for about 1 ms a call (BENCHMARKS.md, "Speed and memory")."""
+    for about 1 ms a call (docs/lab/speed.md, "Without transformers")."""
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
