@@ -485,7 +485,7 @@ def test_visualize_reads_a_bounded_share_of_huge_documents(demo_copy, tmp_path, 
     docs.write_text(json.dumps(entries))
     total = 2000 * len(content)
     start = time.perf_counter()
-    assert visualize.main(["--data", str(demo_copy), "--split", "sample", "--topic", "1", "--out",
+    assert visualize.main(["--data", str(demo_copy), "--split", "sample", "--topics", "1", "--out",
                            str(tmp_path / "t.html"), "--max-topic-chars", "5000", "--quiet"]) == 0
     assert time.perf_counter() - start < 120
     assert (f"topic 1: its 2,000 documents hold {total:,} characters; the page reads the first 5,000 of them, in "

@@ -113,7 +113,7 @@ def test_two_none_options_in_one_question_are_answered(tmp_path):
     answers = {r["id"]: r["answer"] for r in map(json.loads, out.read_text().splitlines())}
     assert set(answers) == {"q1", "q2"} and all(answers.values())
     page = tmp_path / "page.html"
-    assert visualize.main(["--data", str(tmp_path / "data"), "--split", "sample", "--topic", "1", "--out", str(page)]) == 0
+    assert visualize.main(["--data", str(tmp_path / "data"), "--split", "sample", "--topics", "1", "--out", str(page)]) == 0
 
 
 @pytest.mark.parametrize("value, shown", [("1e400", "inf"), ("1.7", "1.7"), ("true", "True"), ('"x"', "'x'")])

@@ -20,7 +20,7 @@ from ..data import SPLITS, DataError, Topic, load_data
 from ..reason.groups import SWITCHABLE
 from .common import (ENVIRONMENT_ERRORS, USER_ERRORS, add_document_chars_option, add_priors_option, add_reader_options,
                      at_least, check_reader_options, check_run_outputs, command_parser, error_line, load_readers,
-                     log_warnings, parse_groups, plural, resolved_priors, run_command)
+                     log_warnings, parse_groups, parse_topics, plural, resolved_priors, run_command)
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--data", type=Path, metavar="PATH",
                         help="your own topics (a folder holding questions.jsonl, or a .json/.yaml topic file), or an AER "
                              "data folder with splits")
-    parser.add_argument("--split", choices=SPLITS, help="the split of an AER data folder holding --topic (default test)")
-    parser.add_argument("--topic", type=int, help="topic id (required where --data holds several topics)")
+    parser.add_argument("--split", choices=SPLITS, help="the split of an AER data folder holding --topics (default test)")
+    parser.add_argument("--topics", type=parse_topics, metavar="ID",
+                        help="the topic to draw, as answer's --topics names topics (required where --data holds several)")
     parser.add_argument("--out", type=Path, help="HTML page to write (default: topicN.html)")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="trained edge scorer (joblib)")
     add_document_chars_option(parser)
@@ -98,9 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     check_reader_options(parser, args)
     data, split = (DEMO_DATA, "sample") if args.demo else (args.data, args.split)
     try:
-        topics = load_data(data, split, None if args.topic is None else [args.topic], args.max_document_chars)
+        topics = load_data(data, split, args.topics, args.max_document_chars)
         if len(topics) > 1:
-            raise DataError(data, None, f"holds {len(topics)} topics; choose one with --topic "
+            raise DataError(data, None, f"holds {len(topics)} topics; choose one with --topics "
                                         f"({', '.join(str(t.topic_id) for t in topics[:10])}{', ...' if len(topics) > 10 else ''})")
         out = args.out or Path(f"topic{topics[0].topic_id}.html")
         check_run_outputs(args, {"--out": out})
