@@ -43,16 +43,17 @@ from causalgraph.experiments.calibration import (SCALES, answer_analyses, answer
 from causalgraph.experiments.fusion import nested_choice
 from causalgraph.experiments.inputs import cv_inputs, describe_shapes, shipped_biases
 from causalgraph.learn.bands import blend_copies
-from causalgraph.learn.calibration import option_evidence
 from causalgraph.learn.crossval import FoldResult, TopicShape, bootstrap_interval, resampled_means
 from causalgraph.learn.scorer import edge_scores, load_scorer
 from causalgraph.readers.base import ReaderJudgements
-import causalgraph.readers.calibration as reader_calibration
-from causalgraph.readers.calibration import (DEPENDENCE, FALLBACK_WEIGHT, MIN_OPEN, PRIOR_OPTIONS, PRIOR_PRECISION,
-                                             SCALE, TYPICAL, ReaderCalibration, estimate_without_gold, fit_with_gold,
-                                             open_keys, vote)
 from causalgraph.readers.scores import load_reader_scores
+from causalgraph.readers.trust import TrustSettings
+from causalgraph.readers.trust.calibration import (DEPENDENCE, FALLBACK_WEIGHT, MIN_OPEN, PRIOR_OPTIONS,
+                                                   PRIOR_PRECISION, SCALE, TYPICAL, ReaderCalibration, vote)
+import causalgraph.readers.trust.options as trust_options
+from causalgraph.readers.trust.options import estimate_without_gold, fit_with_gold, open_keys
 from causalgraph.reason.settled import settled_options
+from causalgraph.run.pipeline import option_evidence
 
 # Readers trained on train, whose events dev repeats: they stand for a strong reader, but their dev answers are
 # recall, so they are reported apart and no constant is chosen on them.
@@ -251,13 +252,13 @@ def reliability(repeats, untrained: dict, trained: dict) -> None:
             for runs in repeats:
                 prior, settled = option_evidence(*runs[0])
                 labels = gold_of(runs)
-                gold = fit_with_gold(reader, labels, prior, settled, min_open=0)
+                gold = fit_with_gold(reader, labels, prior, settled, TrustSettings(min_open=0))
                 (free,) = estimate_without_gold([reader], prior, settled)
-                (independent,) = estimate_without_gold([reader], prior, settled, dependence=0.0)
+                (independent,) = estimate_without_gold([reader], prior, settled, TrustSettings(dependence=0.0))
                 (mapped,) = estimate_without_gold([reader], recalibrated_prior(prior, settled, labels), settled)
                 with on_rank():
-                    ranked_gold = fit_with_gold(reader, labels, prior, settled, min_open=0)
-                    (ranked,) = estimate_without_gold([reader], prior, settled, dependence=rank)
+                    ranked_gold = fit_with_gold(reader, labels, prior, settled, TrustSettings(min_open=0))
+                    (ranked,) = estimate_without_gold([reader], prior, settled, TrustSettings(dependence=rank))
                 rows.append([gold.dependence, free.sensitivity, free.specificity, independent.sensitivity,
                              independent.specificity, mapped.sensitivity, mapped.specificity,
                              ranked_gold.dependence, ranked.sensitivity, ranked.specificity])
@@ -431,7 +432,7 @@ def partial(repeats, untrained: dict, bias: int, folds: int, parts: int = PARTS)
 def estimated_on(reader, part: set[str], runs, scale: float, evidence):
     """The reader's judgements of every question, weighed by the gold-free estimate on those of `part` only."""
     def weighed(analyses, edges, known):
-        (cal,) = estimate_without_gold([reader.for_questions(part)], *known, scale)
+        (cal,) = estimate_without_gold([reader.for_questions(part)], *known, TrustSettings(scale=scale))
         return (cal.apply(reader),)
     return per_run(runs, weighed, evidence)
 
@@ -560,7 +561,7 @@ def answer_sets(repeats, untrained: dict, nested: dict[str, list[float]], bias: 
     for stem, reader in untrained.items():
         sets = AnswerSets(prior, settled, reader)
         free, gold = estimate_without_gold([reader], prior, settled)[0], fit_with_gold(reader, labels, prior, settled,
-                                                                                       min_open=0)
+                                                                                       TrustSettings(min_open=0))
         weights = np.array([float(labels[k]) for k in sets.keys])
         fits = [sets.rates(sets.fit(given), weights) for given in (None, labels)]
         print(f"| {stem} | {len(sets.no_answer)} | {sets.no_answer.mean():.3f} | {sets.predicted_no_answer(free):.3f} | "
@@ -679,7 +680,7 @@ def x_dependent(readers, runs, scale: float):
     log-odds (options without a structure probability at log-odds 0)."""
     def weighed(analyses, edges, known):
         prior, settled = known or option_evidence(analyses, edges)
-        cals = estimate_without_gold(readers, prior, settled, scale)
+        cals = estimate_without_gold(readers, prior, settled, TrustSettings(scale=scale))
         return tuple(_at_structure(c, r, prior) for c, r in zip(cals, readers))
     return per_run(runs, weighed)
 
@@ -699,7 +700,8 @@ def _log_odds(p):
 def free_dependence(readers, runs, scale: float):
     """The default's EM with each reader's dependence estimated too."""
     def weighed(analyses, edges, known):
-        cals = estimate_without_gold(readers, *(known or option_evidence(analyses, edges)), scale, dependence=None)
+        cals = estimate_without_gold(readers, *(known or option_evidence(analyses, edges)),
+                                     TrustSettings(scale=scale, dependence=None))
         return tuple(c.apply(r) for c, r in zip(cals, readers))
     return per_run(runs, weighed)
 
@@ -718,8 +720,8 @@ def recalibrated(readers, runs, scale: float, dependence: float | None = DEPENDE
                                         {k: v for ev in evidence for k, v in ev[1].items()}, gold_of(runs, training))
             done[key] = {}
             for (run, _), (prior, settled) in zip(runs, evidence):
-                cals = estimate_without_gold(readers, {k: mapped[k] for k in prior}, settled, scale,
-                                             dependence=dependence)
+                cals = estimate_without_gold(readers, {k: mapped[k] for k in prior}, settled,
+                                             TrustSettings(scale=scale, dependence=dependence))
                 out = tuple(c.apply(r) for c, r in zip(cals, readers))
                 done[key].update({id(a): out for a in run})
         return done[key][id(analyses[0])] if analyses else ()
@@ -738,7 +740,7 @@ def within_question(prior, keys) -> np.ndarray:
 def on_rank():
     """Readers' votes taken to follow the structure model's rank within the question rather than the log-odds
     themselves (a reader compares a question's options): the EM and the gold fits, while it is on."""
-    return mock.patch.object(reader_calibration, "followed_log_odds", within_question)
+    return mock.patch.object(trust_options, "followed_log_odds", within_question)
 
 
 def ranked(dependence: float):
@@ -746,8 +748,8 @@ def ranked(dependence: float):
     def make(readers, runs, scale: float):
         def weighed(analyses, edges, known):
             with on_rank():
-                cals = estimate_without_gold(readers, *(known or option_evidence(analyses, edges)), scale,
-                                             dependence=dependence)
+                cals = estimate_without_gold(readers, *(known or option_evidence(analyses, edges)),
+                                             TrustSettings(scale=scale, dependence=dependence))
             return tuple(c.apply(r) for c, r in zip(cals, readers))
         return per_run(runs, weighed)
     return make
@@ -762,7 +764,7 @@ def gold_dependence(repeats, readers: dict, mapped=None) -> float:
         labels = gold_of(runs)
         if mapped is not None:
             prior = mapped(prior, settled, labels)
-        fits += [fit_with_gold(r, labels, prior, settled, min_open=0).dependence for r in readers.values()]
+        fits += [fit_with_gold(r, labels, prior, settled, TrustSettings(min_open=0)).dependence for r in readers.values()]
     return float(np.mean(fits))
 
 
@@ -771,7 +773,8 @@ def own_gold(readers, runs, scale: float):
     included."""
     def weighed(analyses, edges, known):
         prior, settled = known or option_evidence(analyses, edges)
-        return tuple(fit_with_gold(r, gold_of([(analyses, edges)]), prior, settled, scale, min_open=0).apply(r)
+        return tuple(fit_with_gold(r, gold_of([(analyses, edges)]), prior, settled,
+                                       TrustSettings(scale=scale, min_open=0)).apply(r)
                      for r in readers)
     return per_run(runs, weighed)
 
