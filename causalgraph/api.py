@@ -20,10 +20,9 @@ from typing import Mapping, Protocol
 from .config import DEFAULT_MODEL, DEMO_DATA
 from .data import MAX_DOCUMENT_CHARS, DataError, Topic, load_data, load_split
 from .data.load import warn_without_documents
-from .learn.calibration import load_calibrations, match_calibrations
 from .learn.scorer import Scorer, reads_documents
 from .readers.base import ReaderJudgements, check_reader_names
-from .readers.calibration import ReaderCalibration
+from .readers.trust import ReaderCalibration, TrustSettings
 from .reason.groups import PRIORS, SWITCHABLE
 from .reason.solve import SolverParams
 from .run.advice import thin_topics
@@ -65,10 +64,8 @@ class Reasoner:
 
     settings: Settings
     reader_objects: tuple[Reader, ...] = ()
-    reader_weight: int | None = None
-    calibrations: Mapping[str, ReaderCalibration] | None = None
+    trust: TrustSettings = TrustSettings()  # how the readers are weighed (readers/trust/)
     auto_priors: bool = False  # each call to answer() takes the priors setting its topics were built for
-    calibration_file: str = "reader_calibration"  # what an unmatched calibration's error names
 
     @classmethod
     def load(cls, model: str | os.PathLike = DEFAULT_MODEL, without: Iterable[str] = (),
@@ -113,10 +110,7 @@ class Reasoner:
             if not callable(getattr(reader, "judge", None)):
                 raise TypeError(f"a reader is ReaderJudgements or has a judge(topics) method, got {type(reader).__name__}")
         settings = Settings(model, without, params or SolverParams(), time_limit, cache, judged, explain, setting)
-        if isinstance(reader_calibration, (str, os.PathLike)):
-            return cls(settings, objects, reader_weight, load_calibrations(reader_calibration), priors == AUTO,
-                       str(reader_calibration))
-        return cls(settings, objects, reader_weight, reader_calibration, priors == AUTO)
+        return cls(settings, objects, TrustSettings.given(reader_weight, reader_calibration), priors == AUTO)
 
     def with_readers(self, readers: Iterable[ReaderJudgements | Reader]) -> Reasoner:
         """This reasoner with `readers` added (judgements already made, or reader objects)."""
@@ -179,11 +173,7 @@ class Reasoner:
             judged = tuple(reader.judge(topics, progress=False) for reader in self.reader_objects)
             settings = replace(settings, readers=settings.readers + judged)
         check_reader_names([r.reader for r in settings.readers])
-        if self.calibrations is not None and settings.readers:
-            calibrations = match_calibrations(settings.readers, self.calibrations, self.calibration_file)
-        else:
-            calibrations = None
-        run = prepare(topics, settings, self.reader_weight, calibrations)
+        run = prepare(topics, settings, self.trust)
         if thin := thin_topics(topics, bool(run.settings.readers), run.reads_documents)[1]:
             log.warning(thin)
         return run

@@ -11,10 +11,11 @@ import pytest
 
 from causalgraph.cli import answer, calibrate
 from causalgraph.data import DataError
-from causalgraph.learn.calibration import load_calibrations, match_calibrations, write_calibrations
 from causalgraph.readers.base import Judgement, ReaderJudgements
-from causalgraph.readers.calibration import (DEPENDENCE, FALLBACK_WEIGHT, MIN_OPEN, SCALE, ReaderCalibration,
-                                             estimate_without_gold, fit_all_with_gold, fit_with_gold)
+from causalgraph.readers.trust import (ReaderCalibration, TrustSettings, load_calibrations, match_calibrations,
+                                       write_calibrations)
+from causalgraph.readers.trust.calibration import DEPENDENCE, FALLBACK_WEIGHT, MIN_OPEN, SCALE
+from causalgraph.readers.trust.options import estimate_without_gold, fit_all_with_gold, fit_with_gold
 
 from .conftest import generated_topic, write_data
 
@@ -56,7 +57,7 @@ def test_em_without_gold_recovers_a_dependent_readers_error_rates_on_the_open_op
     gold = fit_with_gold(reader, truth, prior, settled)
     assert abs(gold.dependence - DEPENDENCE) < 0.1 and abs(gold.cause - logit(0.8)) < 0.3
     assert abs(cal.sensitivity - gold.sensitivity) < 0.06 and abs(cal.specificity - gold.specificity) < 0.04
-    (independent,) = estimate_without_gold([reader], prior, settled, dependence=0.0)
+    (independent,) = estimate_without_gold([reader], prior, settled, TrustSettings(dependence=0.0))
     assert independent.sensitivity > gold.sensitivity + 0.05  # agreement with the structure read as reliability
     assert cal.log_odds(Judgement(verdict=True)) > 100 > -100 > cal.log_odds(Judgement(verdict=False))
     text = cal.reliability()
@@ -67,7 +68,7 @@ def test_em_without_gold_recovers_a_dependent_readers_error_rates_on_the_open_op
 def test_em_can_fit_each_readers_dependence_though_without_gold_it_is_barely_identified():
     truth, prior, settled = synthetic()
     fitted = [estimate_without_gold([voter("r", truth, prior, 0.8, 0.9, 1, dependence=d)], prior, settled,
-                                    dependence=None)[0].dependence for d in (0.0, 0.8)]
+                                    TrustSettings(dependence=None))[0].dependence for d in (0.0, 0.8)]
     assert fitted[0] < fitted[1] and fitted[0] != DEPENDENCE
     assert fitted[0] > 0.2  # a reader erring apart from the structure model still looks dependent (BENCHMARKS.md)
 

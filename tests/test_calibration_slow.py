@@ -6,9 +6,10 @@ import pytest
 from causalgraph.data import load_split
 from causalgraph.measure.calibration import answer_analyses, gold_of, judged_topics, structure_edges
 from causalgraph.measure.inputs import cv_inputs
-from causalgraph.learn.calibration import option_evidence
-from causalgraph.readers.calibration import estimate_without_gold, fit_with_gold
+from causalgraph.readers.trust import TrustSettings
+from causalgraph.readers.trust.options import estimate_without_gold, fit_with_gold
 from causalgraph.readers.scores import load_reader_scores
+from causalgraph.run.pipeline import option_evidence
 
 pytestmark = pytest.mark.slow
 
@@ -28,5 +29,5 @@ def test_em_without_gold_finds_a_real_readers_reliability_on_the_open_options(ae
     (free,) = estimate_without_gold([reader], prior, settled)
     gold = fit_with_gold(reader, gold_of([(pieces, edges)]), prior, settled)
     assert abs(free.sensitivity - gold.sensitivity) < 0.12 and abs(free.specificity - gold.specificity) < 0.06
-    (independent,) = estimate_without_gold([reader], prior, settled, dependence=0.0)
+    (independent,) = estimate_without_gold([reader], prior, settled, TrustSettings(dependence=0.0))
     assert independent.sensitivity > free.sensitivity + 0.03

@@ -433,7 +433,7 @@ def test_an_endless_device_as_an_input_is_one_line(demo_copy, tmp_path, capsys):
     assert answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl"), "--reader-scores", "/dev/zero") == 2
     assert capsys.readouterr().err == "error: /dev/zero: is a character device, not a file to read\n"
     from causalgraph.data import DataError
-    from causalgraph.learn.calibration import load_calibrations
+    from causalgraph.readers.trust import load_calibrations
 
     with pytest.raises(DataError, match="^/dev/zero: is a character device, not a file to read$"):
         load_calibrations("/dev/zero")
@@ -441,7 +441,7 @@ def test_an_endless_device_as_an_input_is_one_line(demo_copy, tmp_path, capsys):
 
 def test_a_calibration_file_with_a_huge_number_names_the_file(tmp_path):
     from causalgraph.data import DataError
-    from causalgraph.learn.calibration import load_calibrations
+    from causalgraph.readers.trust import load_calibrations
 
     path = tmp_path / "cal.json"
     path.write_text('{"readers": [{"scale": ' + "7" * 5001 + "}]}")

@@ -254,7 +254,7 @@ def test_evaluate_says_how_much_of_a_partial_gold_file_it_scores(tmp_path, capsy
 # --- what was a traceback is one line ---
 
 def test_a_calibration_spread_below_the_floor_is_one_line_naming_the_file(tmp_path):
-    from causalgraph.learn.calibration import load_calibrations
+    from causalgraph.readers.trust import load_calibrations
 
     record = {"reader": "r", "kind": "probabilities", "method": "gold", "options": 40, "cause": 1.0, "other": -1.0,
               "spread": 1e-200, "dependence": 0.0, "sensitivity": 0.8, "specificity": 0.9}
@@ -336,7 +336,7 @@ ESTIMATED = {"reader": "r", "kind": "answers", "method": "gold answers", "option
     ({"cause": None, "fallback": True, "options": -1}, "options must be a whole number, 0 or more, got -1"),
 ])
 def test_a_calibration_record_missing_or_bad_in_any_field_is_one_line_naming_the_file(tmp_path, change, message):
-    from causalgraph.learn.calibration import load_calibrations
+    from causalgraph.readers.trust import load_calibrations
 
     record = {k: v for k, v in {**ESTIMATED, **change}.items() if v is not None}
     path = write(tmp_path, json.dumps({"readers": [record]}), "cal.json")

@@ -12,10 +12,10 @@ import pytest
 
 from causalgraph.cli import answer, calibrate
 from causalgraph.data import DataError, load_data
-from causalgraph.learn.calibration import calibrate_readers, load_calibrations
 from causalgraph.readers.base import Judgement, ReaderJudgements
-from causalgraph.readers.calibration import (ReaderCalibration, UserTrust, answer_log_odds, estimate_user_trust,
-                                            estimate_without_gold)
+from causalgraph.readers.trust import AnswerChannel, ReaderCalibration, TrustSettings, load_calibrations, weigh_readers
+from causalgraph.readers.trust.channel import answer_log_odds, estimate_answers_without_gold
+from causalgraph.readers.trust.options import estimate_without_gold
 
 from .conftest import question_row, write_questions
 from .test_own_topic import EXAMPLE, example_as_one_topic
@@ -46,7 +46,7 @@ def test_the_trust_of_a_user_topic_follows_how_often_the_reader_is_right():
     for error in (0.0, 0.3, 0.7):
         prior, reader = structure_and_reader(error)
         # a calibrated structure, and the EM's estimate as it comes (no stretch)
-        cal = estimate_user_trust(reader, prior, {}, UserTrust(temperature=1.0, stretch=1.0))
+        cal = estimate_answers_without_gold(reader, prior, {}, AnswerChannel(temperature=1.0, stretch=1.0))
         assert cal.regime == "none" and cal.options == 50 and not cal.fallback
         rates.append(cal.answers_right)
         fused = answer_log_odds(cal, reader, prior, {})
@@ -60,15 +60,15 @@ def test_the_trust_of_a_user_topic_follows_how_often_the_reader_is_right():
 def test_an_option_the_rules_settle_counts_as_certain():
     prior, reader = structure_and_reader(0.0)
     wrong = {k: not j.verdict for k, j in reader.judgements.items()}  # the rules say the opposite of the reader
-    assert (estimate_user_trust(reader, prior, wrong).answers_right
-            < estimate_user_trust(reader, prior, {}).answers_right)
+    assert (estimate_answers_without_gold(reader, prior, wrong).answers_right
+            < estimate_answers_without_gold(reader, prior, {}).answers_right)
 
 
 def test_an_answer_that_is_no_possible_one_counts_as_wrong_and_carries_nothing():
     prior, reader = structure_and_reader(0.0)
     empty = {**reader.judgements, **{("q0", label): Judgement(verdict=False) for label in "ABCD"}}
-    cal = estimate_user_trust(replace(reader, judgements=empty), prior, {})
-    assert cal.options == 50 and cal.answers_right < estimate_user_trust(reader, prior, {}).answers_right
+    cal = estimate_answers_without_gold(replace(reader, judgements=empty), prior, {})
+    assert cal.options == 50 and cal.answers_right < estimate_answers_without_gold(reader, prior, {}).answers_right
     fused = answer_log_odds(cal, replace(reader, judgements=empty), prior, {})
     assert all(fused.judgements[("q0", label)].calibrated == 0 for label in "ABCD")
 
@@ -76,7 +76,7 @@ def test_an_answer_that_is_no_possible_one_counts_as_wrong_and_carries_nothing()
 def test_a_label_not_judged_is_not_in_the_answer_and_none_comes_from_the_question():
     prior = {("q0", label): p for label, p in zip("ABC", (0.9, 0.2, 0.1))}  # D is None
     reader = ReaderJudgements("r", {("q0", "A"): Judgement(verdict=True)})  # D not judged: the answer is {A}
-    cal = estimate_user_trust(reader, prior, {})
+    cal = estimate_answers_without_gold(reader, prior, {})
     assert cal.options == 1 and not cal.fallback
     fused = answer_log_odds(cal, reader, prior, {})
     assert fused.judgements[("q0", "A")].calibrated > 0 and set(fused.judgements) == {("q0", "A")}
@@ -87,16 +87,16 @@ def test_a_calibration_of_the_other_regime_is_warned_about(caplog):
     user = ReaderCalibration("r", "answers", "gold answers of mine", 50, answers_right=0.9, scale=1.0, regime="none")
     aer = ReaderCalibration("r", "answers", "gold answers", 200, cause=1.4, other=-2.2, sensitivity=0.8,
                             specificity=0.9)
-    (fused,) = calibrate_readers((reader,), [], [], calibrations={"r": user}, evidence=(prior, {}), regime="aer")
+    (fused,) = weigh_readers((reader,), (prior, {}), TrustSettings(calibrations={"r": user}, regime="aer"))
     assert "made on a user's own topics (regime 'none'); these are answered under priors 'aer'" in caplog.text
     assert fused.calibration is user  # still read as the channel of whole answers it was fitted as
-    calibrate_readers((reader,), [], [], calibrations={"r": aer}, evidence=(prior, {}), regime="none")
+    weigh_readers((reader,), (prior, {}), TrustSettings(calibrations={"r": aer}, regime="none"))
     assert "made on the benchmark's topics (regime 'aer'); these are answered under priors 'none'" in caplog.text
 
 
 def test_the_benchmark_regime_is_the_em_as_before():
     prior, reader = structure_and_reader(0.1)
-    (cal,) = estimate_without_gold([reader], prior, {}, min_open=1)
+    (cal,) = estimate_without_gold([reader], prior, {}, TrustSettings(min_open=1))
     assert cal.regime == "aer" and "EM" in cal.method
 
 
@@ -209,9 +209,9 @@ def test_the_stretch_moves_the_estimate_away_from_the_prior_mean():
     estimates = {}
     for error in (0.0, 0.7):
         prior, reader = structure_and_reader(error)
-        plain, stretched = (estimate_user_trust(reader, prior, {}, UserTrust(temperature=1.0, stretch=s))
+        plain, stretched = (estimate_answers_without_gold(reader, prior, {}, AnswerChannel(temperature=1.0, stretch=s))
                             .answers_right for s in (1.0, 1.5))
-        mean = UserTrust().prior
+        mean = AnswerChannel().prior
         assert stretched == pytest.approx(min(max(mean + 1.5 * (plain - mean), 0.005), 0.995), abs=1e-4)
         estimates[error] = (plain, stretched)
     assert estimates[0.7][1] < estimates[0.7][0] < estimates[0.0][0] <= estimates[0.0][1]

@@ -20,8 +20,8 @@ from ..data.files import write_files
 from ..data.records import escaped
 from ..reason.groups import SWITCHABLE
 from ..run.output import jsonl
-from ..run.parallel import PARALLEL_CHARS, SCHEDULERS, DaskUnavailable, Outcome
-from .common import (BUG_EXIT, ENVIRONMENT_ERRORS, USER_ERRORS, add_document_chars_option, add_priors_option,
+from ..run.parallel import PARALLEL_CHARS, SCHEDULERS, Outcome
+from .common import (BUG_EXIT, add_document_chars_option, add_priors_option,
                      add_reader_options, check_reader_options, check_run_outputs, command_parser, encoder_store_for,
                      error_line, is_bug, load_readers, log_warnings, parse_groups, parse_topics, plural, positive,
                      resolved_priors,
@@ -192,50 +192,40 @@ def readable_report(topics: list[Topic], answers: list[Answer]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command: its options read and checked, then the run, which ends as common.run_command ends every
+    command (an error of the input or the environment: one line and exit code 2; a bug: one line and BUG_EXIT)."""
     start = time.perf_counter()
     parser = build_parser()
     args = parser.parse_args(argv)
     log_warnings()
     check_reader_options(parser, args)
     with encoder_store_for(None if args.no_cache else args.cache_dir):
-        return answer(args, start)
+        return run_command(lambda _: answer(args, start), argv)
 
 
 def answer(args: argparse.Namespace, start: float) -> int:
     """The run of `main`, its options read and checked."""
     data, split = (DEMO_DATA, "sample") if args.demo else (args.data, args.split)
-    try:
-        outputs = check_run_outputs(args, {"--out": args.out, "--explain": args.explain, "--timings": args.timings},
-                                    {"--cache-dir": None if args.no_cache else args.cache_dir})
-        topics = load_data(data, split, args.topics, args.max_document_chars)
-        from ..api import Reasoner
-        from ..reason.solve import SolverParams
+    outputs = check_run_outputs(args, {"--out": args.out, "--explain": args.explain, "--timings": args.timings},
+                                {"--cache-dir": None if args.no_cache else args.cache_dir})
+    topics = load_data(data, split, args.topics, args.max_document_chars)
+    from ..api import Reasoner
+    from ..reason.solve import SolverParams
 
-        # what decided each option is solved for only where it is shown: --explain, or the printed answers
-        explain = args.demo or args.out is None or args.explain is not None
-        reasoner = Reasoner.load(args.model, args.without, SolverParams(bias=args.bias, none_prior=args.none_prior),
-                                 time_limit=args.time_limit, cache_dir=None if args.no_cache else args.cache_dir,
-                                 reader_weight=args.reader_weight, reader_calibration=args.reader_calibration,
-                                 priors=resolved_priors(args, topics), explain=explain)
-        judging = time.perf_counter()
-        readers = load_readers(args, topics)  # last: an LLM reader runs over every question
-        judging = time.perf_counter() - judging
-    except (*USER_ERRORS, *ENVIRONMENT_ERRORS) as err:
-        print(f"error: {error_line(err)}", file=sys.stderr)
-        return 2
+    # what decided each option is solved for only where it is shown: --explain, or the printed answers
+    explain = args.demo or args.out is None or args.explain is not None
+    reasoner = Reasoner.load(args.model, args.without, SolverParams(bias=args.bias, none_prior=args.none_prior),
+                             time_limit=args.time_limit, cache_dir=None if args.no_cache else args.cache_dir,
+                             reader_weight=args.reader_weight, reader_calibration=args.reader_calibration,
+                             priors=resolved_priors(args, topics), explain=explain)
+    judging = time.perf_counter()
+    readers = load_readers(args, topics)  # last: an LLM reader runs over every question
+    judging = time.perf_counter() - judging
     weighing = time.perf_counter()  # weighing the readers analyses every topic first (run/pipeline.py)
-    try:
-        run = reasoner.with_readers(readers).run(topics)
-    except USER_ERRORS as err:
-        print(f"error: {error_line(err)}", file=sys.stderr)
-        return 2
+    run = reasoner.with_readers(readers).run(topics)
     loaded = time.perf_counter()
     weighing = loaded - weighing
-    try:
-        answers, failures = run_topics(run, args)
-    except (DaskUnavailable, OSError) as err:  # no Dask, no scheduler at --dask-address, no processes
-        print(f"error: {error_line(err)}", file=sys.stderr)
-        return 2
+    answers, failures = run_topics(run, args)
     if failures and isinstance(failures[-1].error, StoreError):  # the environment's, not the topic's: one line
         if args.debug and failures[-1].trace:
             print(failures[-1].trace.rstrip(), file=sys.stderr)

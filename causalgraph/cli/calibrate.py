@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         return calibrate_own(args, specs, outputs["--out"])
     from ..measure.calibration import answer_analyses, calibration_cv  # after the options: --help stays fast
     from ..measure.inputs import shipped_biases
-    from ..learn.calibration import write_calibrations
+    from ..readers.trust import write_calibrations
 
     inputs = cv_inputs(args, evidence=True)  # 11-36 read train-evidence/ for the shipped scorer's evidence
     if inputs is None:
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
 def calibrate_own(args, specs, out: Path) -> int:
     """`calibrate` on a user's own labelled topics (calibrate_on_own_labels), their analyses cached where
     `answer` caches them by default."""
-    from ..learn.calibration import write_calibrations
+    from ..readers.trust import write_calibrations
     from ..run.batch import Settings, cache_for, scorer_for
     from ..run.pipeline import calibrate_on_own_labels
 

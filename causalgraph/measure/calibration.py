@@ -18,13 +18,15 @@ from tqdm import tqdm
 from ..analysis.analyse import TopicAnalysis, subset_analysis
 from ..config import DEFAULT_MODEL
 from ..data import LABELS, question_score
-from ..learn.calibration import calibrate_readers, option_evidence
 from ..learn.bands import blend_copies, fold_blends, shipped_bands
 from ..learn.crossval import TopicShape
 from ..learn.scorer import edge_scores, load_scorer, reads_documents
 from ..readers.base import ReaderJudgements
-from ..readers.calibration import MIN_OPEN, SCALE, Key, ReaderCalibration, fit_all_with_gold, vote
+from ..readers.trust import MIN_OPEN, SCALE, Key, ReaderCalibration, TrustSettings, weigh_readers
+from ..readers.trust.calibration import vote
+from ..readers.trust.options import fit_all_with_gold
 from ..reason.solve import SolverParams, solve_analysis
+from ..run.pipeline import option_evidence
 from .fusion import READER_WEIGHTS, nested_choice, nested_held
 from .inputs import labelled_analyses
 
@@ -128,8 +130,9 @@ def without_gold(readers: Sequence[ReaderJudgements], runs: Sequence[Run], scale
     """Gold-free calibration on the answered topics of each run: EM over the open options of all the run's
     topics (those of the other folds included, whose gold it never reads), as `answer` calibrates over the
     split it answers. `evidence`: each run's `option_evidence`, where it is at hand."""
-    return per_run(runs, lambda analyses, edges, known: calibrate_readers(readers, analyses, edges, scale=scale,
-                                                                          min_open=min_open, evidence=known), evidence)
+    trust = TrustSettings(scale=scale, min_open=min_open)
+    return per_run(runs, lambda analyses, edges, known: weigh_readers(readers, known or option_evidence(analyses, edges),
+                                                                      trust), evidence)
 
 
 def per_run(runs: Sequence[Run], weighed: Callable[[list, list, tuple | None], tuple[ReaderJudgements, ...]],
@@ -152,7 +155,8 @@ def with_gold(readers: Sequence[ReaderJudgements], runs: Sequence[Run], scale: f
     settled = {k: s for _, run_settled in evidence for k, s in run_settled.items()}
 
     def setting(analyses, edges, training):
-        cals = fit_all_with_gold(readers, gold_of(runs, training), prior, settled, scale, "gold answers of other topics")
+        cals = fit_all_with_gold(readers, gold_of(runs, training), prior, settled, TrustSettings(scale=scale),
+                                 "gold answers of other topics")
         return tuple(c.apply(r) for c, r in zip(cals, readers))
     return setting
 
@@ -268,7 +272,7 @@ def calibration_cv(analyses, readers: Sequence[ReaderJudgements], bias: Bias, fo
     means = {s: float(v.mean()) for s, v in by_scale.items()}
     best = max(scales, key=lambda s: (round(means[s], 10), -s))
     prior, settled = option_evidence(*runs[0])
-    calibrations = fit_all_with_gold(readers, gold_of(runs), prior, settled, best,
+    calibrations = fit_all_with_gold(readers, gold_of(runs), prior, settled, TrustSettings(scale=best),
                                      f"gold answers, scale chosen by {folds}-fold grouped CV")
     return CalibrationReport(len(pieces), sum(len(p.topic.questions) for p in pieces), float(structure),
                              {r.reader: reader_alone(runs, r) for r in readers}, float(free), means, nested, chosen,

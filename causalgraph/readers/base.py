@@ -34,7 +34,7 @@ class Judgement:
     probability: float | None = None
     verdict: bool | None = None
     evidence: tuple[tuple[str, str], ...] = ()
-    calibrated: int | None = None  # the log-odds x 100 its reader's calibration gives it (readers/calibration.py)
+    calibrated: int | None = None  # the log-odds x 100 its reader's calibration gives it (readers/trust/)
 
     def log_odds(self) -> int:
         """The judgement as integer log-odds x 100: its calibrated value where its reader was calibrated, else a
@@ -51,7 +51,7 @@ class Judgement:
 
 
 class Calibration(Protocol):
-    """What the explanations read of a reader's calibration (readers/calibration.py: ReaderCalibration)."""
+    """What the explanations read of a reader's calibration (readers/trust/: ReaderCalibration)."""
 
     def reliability(self) -> str: ...
 
@@ -59,7 +59,7 @@ class Calibration(Protocol):
 @dataclass(frozen=True)
 class ReaderJudgements:
     """A reader's judgements by (question id, label), the weight (in percent) that fusion gives them, and the
-    calibration (readers/calibration.py) that set both, if any."""
+    calibration (readers/trust/) that set both, if any."""
 
     reader: str
     judgements: dict[tuple[str, str], Judgement] = field(default_factory=dict)

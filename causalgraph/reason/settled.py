@@ -2,7 +2,7 @@
 of the program without edge scores or readers hold. Among the answer sets that are optimal when no evidence
 speaks (the None prior, a priority level above the evidence, still holds), an option selected in every one is
 settled as a cause, one selected in none as not a cause; the others are open, and only they tell how far a
-reader can be trusted where the answer is not given away (readers/calibration.py)."""
+reader can be trusted where the answer is not given away (readers/trust/)."""
 
 from __future__ import annotations
 

@@ -1,21 +1,25 @@
 """One run over a list of topics, the one path every answer takes: each topic analysed once (through the cache),
 the readers weighed on those analyses, then each topic scored and solved, in this process, in worker processes
-or on Dask. `Reasoner.run` (api.py) prepares one; `answer` and `visualize` read what they show from it."""
+or on Dask. `Reasoner.run` (api.py) prepares one; `answer` and `visualize` read what they show from it. Reader
+trust (readers/trust/) is asked here what it needs: the evidence of the answered topics (option_evidence)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Generator, Mapping
+from typing import Generator, Iterable, Mapping
 
-from ..data import LABELS, DataError, Topic
-from ..learn.calibration import calibrate_readers, option_evidence
+from ..analysis.analyse import TopicAnalysis
+from ..data import Topic
 from ..learn.scorer import edge_scores, reads_documents
 from ..readers.base import ReaderJudgements
-from ..readers.calibration import (MIN_OPEN, ReaderCalibration, fit_all_with_gold, fit_answers_with_gold,
-                                   open_keys)
+from ..readers.trust import Key, OptionEvidence, ReaderCalibration, TrustSettings, fit_to_labels, weigh_readers
+from ..reason.settled import settled_options
+from ..reason.solve import SolverParams
 from .batch import Analysed, Settings, SolvedTopic, analyse, answer_one, auto_workers, scorer_for, solve_one
 from .parallel import Outcome, map_ordered
+
+PRIOR_CLIP = 0.01  # structure probabilities are held within [0.01, 0.99] as priors
 
 
 @dataclass(frozen=True)
@@ -49,50 +53,52 @@ class Run:
         return solve_one(self.topics[index], self.settings, self.analysed[index])
 
 
-def prepare(topics: list[Topic], settings: Settings, weight: int | None = None,
-            calibrations: Mapping[str, ReaderCalibration] | None = None) -> Run:
-    """A run of the topics with `settings`, its readers weighed for these topics: at `weight` percent where given
-    (their raw log-odds), else by their `calibrations` (by reader name) and, for the others, without gold on
-    these topics, which needs every topic's edge scores at once (readers/calibration.py): the topics are then
-    analysed here, once."""
+def option_evidence(analyses: Iterable[TopicAnalysis], edges: Iterable[Mapping[tuple[int, int], float]],
+                    without: frozenset[str] = frozenset(), params: SolverParams = SolverParams()
+                    ) -> OptionEvidence:
+    """What reader trust rests on (readers/trust/), for every real option of the analysed topics: the structure
+    model's probability that it directly caused its target (the prior), and the options the rules settle
+    whatever the evidence says, with their label (reason/settled.py: the real options of a question that offers
+    None, a repeated option, a pair rejected where None is the answer, ...) under the rules the topics are
+    answered with (`without`, `params`)."""
+    prior: dict[Key, float] = {}
+    settled: dict[Key, bool] = {}
+    for analysis, scores in zip(analyses, edges):
+        for qid, slots in analysis.graph.graph["questions"].items():
+            for label, event in slots.options.items():
+                p = scores.get((event, slots.target), PRIOR_CLIP)
+                prior[(qid, label)] = min(max(p, PRIOR_CLIP), 1 - PRIOR_CLIP)
+        settled.update(settled_options(analysis.graph, analysis.after, analysis.timeline, without, params))
+    return prior, settled
+
+
+def prepare(topics: list[Topic], settings: Settings, trust: TrustSettings = TrustSettings()) -> Run:
+    """A run of the topics with `settings`, its readers weighed for these topics by `trust` (readers/trust/,
+    the regime that of `settings.priors`): at `trust.weight` percent where given (their raw log-odds), else by
+    the calibrations it gives (by reader name) and, for the others, without gold on these topics, which needs
+    every topic's edge scores at once: the topics are then analysed here, once."""
     analysed: list[Analysed | None] = [None] * len(topics)
     if not settings.readers:
         return Run(tuple(topics), settings, tuple(analysed))
-    edges = []
-    if weight is None:
+    trust = trust.for_run(settings.readers, settings.priors)
+    evidence = None
+    if trust.weight is None:
         scorer = scorer_for(settings.model, settings.priors)[0]
+        edges = []
         for i, topic in enumerate(topics):
             analysed[i] = made = analyse(topic, settings)
             edges.append(edge_scores(made.analysis.table, scorer))
-    without, params = settings.rules()
-    analyses = [a.analysis for a in analysed if a is not None]
-    readers = calibrate_readers(settings.readers, analyses, edges, weight, calibrations, without=without, params=params,
-                                regime=settings.priors)
-    return Run(tuple(topics), replace(settings, readers=readers), tuple(analysed))
+        evidence = option_evidence([a.analysis for a in analysed if a is not None], edges, *settings.rules())
+    return Run(tuple(topics), replace(settings, readers=weigh_readers(settings.readers, evidence, trust)),
+               tuple(analysed))
 
 
 def calibrate_on_own_labels(topics: list[Topic], readers: tuple[ReaderJudgements, ...], settings: Settings,
                             where: str) -> tuple[ReaderCalibration, ...]:
-    """Each reader fitted on the gold answers of a user's own labelled `topics` (named by `where`), under the
-    shipped scorer and rules of `settings.priors` (no retraining): on the options the rules leave open, as
-    `answer` weighs readers, or under priors "none" the share of its answers that are exactly right (the
-    channel of whole answers, readers/calibration.py: UserTrust); the regime recorded. DataError when a reader
-    judged fewer than MIN_OPEN labelled open options, too few for an estimate."""
+    """Each reader fitted on the gold answers of a user's own labelled `topics` (named by `where`; readers/trust:
+    fit_to_labels), under the shipped scorer and rules of `settings.priors` (no retraining). DataError when a
+    reader judged too few labelled open options for an estimate."""
     scorer = scorer_for(settings.model, settings.priors)[0]
     analyses = [analyse(topic, settings).analysis for topic in topics]
-    without, params = settings.rules()
-    prior, settled = option_evidence(analyses, [edge_scores(a.table, scorer) for a in analyses], without, params)
-    gold = {(q.qid, label): label in q.gold for t in topics for q in t.questions if q.gold
-            for label in LABELS if label != q.none_label}
-    method = f"gold answers of {where}"
-    for reader in readers:
-        labelled = sum(k in gold for k in open_keys(reader, prior, settled))
-        if labelled < MIN_OPEN:
-            raise DataError(where, None, f"reader {reader.reader}: {labelled} labelled open options, fewer than "
-                                         f"the {MIN_OPEN} an estimate needs; label more topics, or let `answer` "
-                                         "weigh the reader without gold")
-    if settings.priors == "none":  # the regime "none": how often each reader's whole answer is right
-        answers = {q.qid: q.gold for t in topics for q in t.questions if q.gold}
-        return tuple(fit_answers_with_gold(r, answers, method) for r in readers)
-    return tuple(replace(cal, method=f"{method} ({cal.options} labelled open options)", regime=settings.priors)
-                 for cal in fit_all_with_gold(readers, gold, prior, settled, method=method))
+    evidence = option_evidence(analyses, [edge_scores(a.table, scorer) for a in analyses], *settings.rules())
+    return fit_to_labels(readers, evidence, topics, settings.priors, where)

@@ -9,10 +9,10 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from causalgraph.measure.calibration import gold_of, per_run
-from causalgraph.learn.calibration import option_evidence
-import causalgraph.readers.calibration as reader_calibration
-from causalgraph.readers.calibration import fit_with_gold
-
+import causalgraph.readers.trust.options as trust_options
+from causalgraph.readers.trust.options import fit_with_gold
+from causalgraph.readers.trust import TrustSettings
+from causalgraph.run.pipeline import option_evidence
 WEIGHTS = (0, 25, 50, 75, 100, 150, 200, 400, 800)
 
 
@@ -33,7 +33,7 @@ def within_question(prior, keys) -> np.ndarray:
 def on_rank():
     """Readers' votes taken to follow the structure model's rank within the question rather than the log-odds
     themselves (a reader compares a question's options): the EM and the gold fits, while it is on."""
-    return mock.patch.object(reader_calibration, "followed_log_odds", within_question)
+    return mock.patch.object(trust_options, "followed_log_odds", within_question)
 
 
 def gold_dependence(repeats, readers: dict, mapped=None) -> float:
@@ -45,7 +45,7 @@ def gold_dependence(repeats, readers: dict, mapped=None) -> float:
         labels = gold_of(runs)
         if mapped is not None:
             prior = mapped(prior, settled, labels)
-        fits += [fit_with_gold(r, labels, prior, settled, min_open=0).dependence for r in readers.values()]
+        fits += [fit_with_gold(r, labels, prior, settled, TrustSettings(min_open=0)).dependence for r in readers.values()]
     return float(np.mean(fits))
 
 
@@ -54,7 +54,8 @@ def own_gold(readers, runs, scale: float):
     included."""
     def weighed(analyses, edges, known):
         prior, settled = known or option_evidence(analyses, edges)
-        return tuple(fit_with_gold(r, gold_of([(analyses, edges)]), prior, settled, scale, min_open=0).apply(r)
+        return tuple(fit_with_gold(r, gold_of([(analyses, edges)]), prior, settled,
+                                   TrustSettings(scale=scale, min_open=0)).apply(r)
                      for r in readers)
     return per_run(runs, weighed)
 

@@ -19,10 +19,11 @@ from causalgraph.measure.calibration import (SCALES, fixed_weight, fused_scores,
                                              scale_choice, structure_edges, structure_only, with_gold, without_gold)
 from causalgraph.measure.fusion import nested_choice
 from causalgraph.learn.bands import blend_copies
-from causalgraph.learn.calibration import option_evidence
 from causalgraph.learn.crossval import FoldResult, bootstrap_interval, resampled_means
-from causalgraph.readers.calibration import FALLBACK_WEIGHT, MIN_OPEN, SCALE, estimate_without_gold, open_keys
-
+from causalgraph.readers.trust.calibration import FALLBACK_WEIGHT, MIN_OPEN, SCALE
+from causalgraph.readers.trust.options import estimate_without_gold, open_keys
+from causalgraph.readers.trust import TrustSettings
+from causalgraph.run.pipeline import option_evidence
 SMALL_WEIGHTS = (0, 25, 50, 75, 100, 150)  # where an estimate would rest on few options, the weights that compete
 COMBINATIONS = (
     ("gpt4o_zero_shot_no_docs", "gpt4o_keyword_rag"),
@@ -202,7 +203,7 @@ def partial(repeats, untrained: dict, bias: int, folds: int, parts: int = PARTS)
 def estimated_on(reader, part: set[str], runs, scale: float, evidence):
     """The reader's judgements of every question, weighed by the gold-free estimate on those of `part` only."""
     def weighed(analyses, edges, known):
-        (cal,) = estimate_without_gold([reader.for_questions(part)], *known, scale)
+        (cal,) = estimate_without_gold([reader.for_questions(part)], *known, TrustSettings(scale=scale))
         return (cal.apply(reader),)
     return per_run(runs, weighed, evidence)
 

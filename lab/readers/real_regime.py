@@ -16,10 +16,12 @@ from causalgraph.measure.calibration import (SCALES, answered_sets, fused_scores
                                              scale_choice, structure_edges, structure_only, with_gold, without_gold)
 from causalgraph.measure.inputs import describe_shapes
 from causalgraph.learn.bands import blend_copies
-from causalgraph.learn.calibration import option_evidence
 from causalgraph.learn.crossval import TopicShape
 from causalgraph.learn.scorer import edge_scores, load_scorer
-from causalgraph.readers.calibration import DEPENDENCE, SCALE, estimate_without_gold, fit_with_gold
+from causalgraph.readers.trust.calibration import DEPENDENCE, SCALE
+from causalgraph.readers.trust.options import estimate_without_gold, fit_with_gold
+from causalgraph.readers.trust import TrustSettings
+from causalgraph.run.pipeline import option_evidence
 from causalgraph.reason.settled import settled_options
 
 
@@ -130,13 +132,13 @@ def reliability(repeats, untrained: dict, trained: dict) -> None:
             for runs in repeats:
                 prior, settled = option_evidence(*runs[0])
                 labels = gold_of(runs)
-                gold = fit_with_gold(reader, labels, prior, settled, min_open=0)
+                gold = fit_with_gold(reader, labels, prior, settled, TrustSettings(min_open=0))
                 (free,) = estimate_without_gold([reader], prior, settled)
-                (independent,) = estimate_without_gold([reader], prior, settled, dependence=0.0)
+                (independent,) = estimate_without_gold([reader], prior, settled, TrustSettings(dependence=0.0))
                 (mapped,) = estimate_without_gold([reader], recalibrated_prior(prior, settled, labels), settled)
                 with on_rank():
-                    ranked_gold = fit_with_gold(reader, labels, prior, settled, min_open=0)
-                    (ranked,) = estimate_without_gold([reader], prior, settled, dependence=rank)
+                    ranked_gold = fit_with_gold(reader, labels, prior, settled, TrustSettings(min_open=0))
+                    (ranked,) = estimate_without_gold([reader], prior, settled, TrustSettings(dependence=rank))
                 rows.append([gold.dependence, free.sensitivity, free.specificity, independent.sensitivity,
                              independent.specificity, mapped.sensitivity, mapped.specificity,
                              ranked_gold.dependence, ranked.sensitivity, ranked.specificity])

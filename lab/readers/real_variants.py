@@ -16,10 +16,12 @@ from scipy.special import expit, log_expit, logit
 from lab.readers.real_common import gold_dependence, log_odds, on_rank, own_gold, recalibrated_prior, within_question
 
 from causalgraph.measure.calibration import fused_scores, gold_of, per_run, without_gold
-from causalgraph.learn.calibration import option_evidence
 from causalgraph.readers.base import ReaderJudgements
-from causalgraph.readers.calibration import (DEPENDENCE, PRIOR_OPTIONS, PRIOR_PRECISION, SCALE, TYPICAL,
-                                             ReaderCalibration, estimate_without_gold, fit_with_gold, open_keys, vote)
+from causalgraph.readers.trust import TrustSettings
+from causalgraph.readers.trust.calibration import (DEPENDENCE, PRIOR_OPTIONS, PRIOR_PRECISION, SCALE, TYPICAL,
+                                                   ReaderCalibration, vote)
+from causalgraph.readers.trust.options import estimate_without_gold, fit_with_gold, open_keys
+from causalgraph.run.pipeline import option_evidence
 
 VARIANT_SCALES = (1.0, 1.25, 1.5)
 
@@ -98,7 +100,7 @@ def x_dependent(readers, runs, scale: float):
     log-odds (options without a structure probability at log-odds 0)."""
     def weighed(analyses, edges, known):
         prior, settled = known or option_evidence(analyses, edges)
-        cals = estimate_without_gold(readers, prior, settled, scale)
+        cals = estimate_without_gold(readers, prior, settled, TrustSettings(scale=scale))
         return tuple(_at_structure(c, r, prior) for c, r in zip(cals, readers))
     return per_run(runs, weighed)
 
@@ -114,7 +116,8 @@ def _at_structure(cal, reader, prior):
 def free_dependence(readers, runs, scale: float):
     """The default's EM with each reader's dependence estimated too."""
     def weighed(analyses, edges, known):
-        cals = estimate_without_gold(readers, *(known or option_evidence(analyses, edges)), scale, dependence=None)
+        cals = estimate_without_gold(readers, *(known or option_evidence(analyses, edges)),
+                                     TrustSettings(scale=scale, dependence=None))
         return tuple(c.apply(r) for c, r in zip(cals, readers))
     return per_run(runs, weighed)
 
@@ -133,8 +136,8 @@ def recalibrated(readers, runs, scale: float, dependence: float | None = DEPENDE
                                         {k: v for ev in evidence for k, v in ev[1].items()}, gold_of(runs, training))
             done[key] = {}
             for (run, _), (prior, settled) in zip(runs, evidence):
-                cals = estimate_without_gold(readers, {k: mapped[k] for k in prior}, settled, scale,
-                                             dependence=dependence)
+                cals = estimate_without_gold(readers, {k: mapped[k] for k in prior}, settled,
+                                             TrustSettings(scale=scale, dependence=dependence))
                 out = tuple(c.apply(r) for c, r in zip(cals, readers))
                 done[key].update({id(a): out for a in run})
         return done[key][id(analyses[0])] if analyses else ()
@@ -146,8 +149,8 @@ def ranked(dependence: float):
     def make(readers, runs, scale: float):
         def weighed(analyses, edges, known):
             with on_rank():
-                cals = estimate_without_gold(readers, *(known or option_evidence(analyses, edges)), scale,
-                                             dependence=dependence)
+                cals = estimate_without_gold(readers, *(known or option_evidence(analyses, edges)),
+                                             TrustSettings(scale=scale, dependence=dependence))
             return tuple(c.apply(r) for c, r in zip(cals, readers))
         return per_run(runs, weighed)
     return make
@@ -173,7 +176,7 @@ def answer_sets(repeats, untrained: dict, nested: dict[str, list[float]], bias: 
     for stem, reader in untrained.items():
         sets = AnswerSets(prior, settled, reader)
         free, gold = estimate_without_gold([reader], prior, settled)[0], fit_with_gold(reader, labels, prior, settled,
-                                                                                       min_open=0)
+                                                                                       TrustSettings(min_open=0))
         weights = np.array([float(labels[k]) for k in sets.keys])
         fits = [sets.rates(sets.fit(given), weights) for given in (None, labels)]
         print(f"| {stem} | {len(sets.no_answer)} | {sets.no_answer.mean():.3f} | {sets.predicted_no_answer(free):.3f} | "

@@ -9,8 +9,8 @@ topics: the reader weighed on every topic's options). The readers:
   set's topics (user-dev's reader in a folder of all tuning topics), its row counts those topics alone.
 For each: the reader alone, causalgraph alone, fused, and how many fused answers differ from the reader's and how
 many of those are right (exact). A last table sets the share of each simulated reader's answers that are right
-beside its gold-free estimate (readers/calibration.py, UserTrust), each topic alone and the set in one run. The
-trust constants of the "none" regime (readers/calibration.py, UserTrust) are chosen on the first set with folds
+beside its gold-free estimate (readers/trust/channel.py), each topic alone and the set in one run. The
+constants of the "none" regime (readers/trust/channel.py, AnswerChannel) are chosen on the first set with folds
 that leave one topic out (`grid`; the choice furthest above the better of the reader alone and causalgraph
 alone, on average over the readers and both ways of answering): each held-out topic is answered with the
 constants chosen on the others. The other sets are answered with the shipped ones.
@@ -45,24 +45,25 @@ import causalgraph as cg
 from causalgraph.analysis.analyse import analyse_topic
 from causalgraph.config import DEFAULT_MODEL
 from causalgraph.data import LABELS, question_score
-from causalgraph.learn.calibration import calibrate_readers, option_evidence
 from causalgraph.learn.scorer import edge_scores, reads_documents, second_encoder
 from causalgraph.learn.user import held_out_scorers
 from causalgraph.readers.base import Judgement, ReaderJudgements
-from causalgraph.readers.calibration import ReaderCalibration, UserTrust, estimate_user_trust
+from causalgraph.readers.trust import AnswerChannel, ReaderCalibration, TrustSettings, weigh_readers
+from causalgraph.readers.trust.channel import estimate_answers_without_gold
 from causalgraph.run.batch import Settings, answer_topic, cache_for, scorer_for
+from causalgraph.run.pipeline import option_evidence
 from lab.common import run_benchmark
 
 RATES = (0.0, 0.25, 0.5, 0.75)
 SEEDS = (0, 1, 2)
 SCALES = (1.0, 1.5)  # the scales of the grid of the regime's constants (--scales)
-STRETCHES = (1.0, 1.5, 2.0, 2.5, 3.0)  # how far the estimate of rho is moved from the prior mean (UserTrust.stretch)
+STRETCHES = (1.0, 1.5, 2.0, 2.5, 3.0)  # how far the estimate of answers_right is moved from the prior mean (AnswerChannel.stretch)
 
 
-def grid(scales: tuple[float, ...] = SCALES) -> list[UserTrust]:
+def grid(scales: tuple[float, ...] = SCALES) -> list[AnswerChannel]:
     """The candidates for the regime's constants (spread 3, prior 0.8 and a prior worth 6 questions, never chosen
     in the round that tried them, are left out)."""
-    return [UserTrust(scale, temperature, spread, 0.6, 2.0, stretch)
+    return [AnswerChannel(scale, temperature, spread, 0.6, 2.0, stretch)
             for scale, temperature, spread, stretch in itertools.product(scales, (0.5, 0.7), (1.0, 2.0), STRETCHES)]
 
 
@@ -131,28 +132,26 @@ class Topics:
             self.evidence.append(option_evidence([analysis], [self.edges[-1]], self.without, self.params))
         self.questions = [q for a in self.analyses for q in a.topic.questions]
 
-    def answer(self, answers: dict[str, frozenset[str]] | None, trust: UserTrust = UserTrust(),
+    def answer(self, answers: dict[str, frozenset[str]] | None, channel: AnswerChannel = AnswerChannel(),
                together: bool = False, known: float | None = None) -> list[dict[str, frozenset[str]]]:
         """Each topic's answers, alone (no reader) or fused with the reader of `answers`, weighed as `answer`
-        weighs it under priors "none" (`trust`: the regime's constants, for choosing them) on the topic alone, cut
+        weighs it under priors "none" (`channel`: the regime's constants, for choosing them) on the topic alone, cut
         to it, or on every topic of the set `together` (as in one run over a folder of topics); with `known`, the
         reader's share of right answers is given, not estimated."""
         readers: tuple = ()
-        given = {"reader": ReaderCalibration("reader", "answers", "given", len(answers or ()), scale=trust.scale,
+        given = {"reader": ReaderCalibration("reader", "answers", "given", len(answers or ()), scale=channel.scale,
                                              regime="none", answers_right=known)} if known is not None else None
+        trust = TrustSettings(calibrations=given, regime="none", channel=channel)
         if answers is not None and together:
             prior = {k: v for p, _ in self.evidence for k, v in p.items()}
             settled = {k: v for _, s in self.evidence for k, v in s.items()}
-            readers = calibrate_readers((as_reader("reader", answers),), self.analyses, self.edges, calibrations=given,
-                                        evidence=(prior, settled), regime="none", trust=trust)
+            readers = weigh_readers((as_reader("reader", answers),), (prior, settled), trust)
         out = []
-        for analysis, edges, evidence, scorer in zip(self.analyses, self.edges, self.evidence, self.scorers):
+        for analysis, evidence, scorer in zip(self.analyses, self.evidence, self.scorers):
             if answers is not None and not together:
                 qids = {q.qid for q in analysis.topic.questions}
                 reader = as_reader("reader", {k: v for k, v in answers.items() if k in qids})
-                readers = calibrate_readers((reader,), [analysis], [edges], calibrations=given, evidence=evidence,
-                                            without=self.without, params=self.params, regime="none",
-                                            trust=trust) if reader.judgements else ()
+                readers = weigh_readers((reader,), evidence, trust) if reader.judgements else ()
             out.append(answer_topic(analysis, scorer, self.without, self.params, readers=readers,
                                     explain=False)[1].answers)
         return out
@@ -178,13 +177,13 @@ def readers_of(topics: Topics, root: Path, real: dict[str, str]) -> list[tuple[s
     return readers
 
 
-def fused(topics: Topics, runs: list, trust: UserTrust, together: bool, known: float | None = None) -> np.ndarray:
+def fused(topics: Topics, runs: list, channel: AnswerChannel, together: bool, known: float | None = None) -> np.ndarray:
     """Per topic, the mean over the runs of (summed fused scores, answers differing from the reader's, those of
     them that are right): an array (topics, 3)."""
     out = np.zeros((len(topics.analyses), 3))
     for answers in runs:
         read = covered(topics, answers)
-        for i, (analysis, got) in enumerate(zip(topics.analyses, topics.answer(answers, trust, together, known))):
+        for i, (analysis, got) in enumerate(zip(topics.analyses, topics.answer(answers, channel, together, known))):
             for q in analysis.topic.questions if read[i] else ():
                 labels = frozenset(got[q.qid])
                 out[i] += (question_score(labels, q.gold), labels != answers[q.qid],
@@ -192,29 +191,30 @@ def fused(topics: Topics, runs: list, trust: UserTrust, together: bool, known: f
     return out / len(runs)
 
 
-def choose(tables: dict[UserTrust, np.ndarray], better: np.ndarray, topics: np.ndarray, worst: bool = False) -> UserTrust:
-    """The trust whose fused score is furthest above the better of the reader alone and causalgraph alone on
+def choose(tables: dict[AnswerChannel, np.ndarray], better: np.ndarray, topics: np.ndarray,
+           worst: bool = False) -> AnswerChannel:
+    """The constants whose fused score is furthest above the better of the reader alone and causalgraph alone on
     `topics` (summed scores; `better` per reader and topic, tables per mode, reader and topic), on average over
     the modes and readers; with `worst`, the one whose shortfalls below it are least on average (a tenth of the
     mean gap breaking ties)."""
-    def gain(t: UserTrust) -> float:
+    def gain(t: AnswerChannel) -> float:
         gap = np.sum(tables[t][..., topics, 0], axis=-1) - np.sum(better[:, topics], axis=1)
         return float(np.minimum(gap, 0).mean() + 0.1 * gap.mean()) if worst else float(gap.mean())
     return max(tables, key=gain)
 
 
 def right_estimates(topics: Topics, answers: dict[str, frozenset[str]]) -> tuple[float, float, float]:
-    """The share of the reader's answers that are right, and its gold-free estimates (estimate_user_trust, the
+    """The share of the reader's answers that are right, and its gold-free estimates (estimate_answers_without_gold, the
     shipped constants), each topic alone (the mean over the topics) and the set in one run."""
     truth, alone = [], []
     for analysis, (prior, settled) in zip(topics.analyses, topics.evidence):
         gold = {q.qid: q.gold for q in analysis.topic.questions}
         truth += [answers[qid] == g for qid, g in gold.items()]
         reader = as_reader("reader", {k: v for k, v in answers.items() if k in gold})
-        alone.append(estimate_user_trust(reader, prior, settled).answers_right)
+        alone.append(estimate_answers_without_gold(reader, prior, settled).answers_right)
     prior = {k: v for p, _ in topics.evidence for k, v in p.items()}
     settled = {k: v for _, s in topics.evidence for k, v in s.items()}
-    pooled = estimate_user_trust(as_reader("reader", answers), prior, settled).answers_right
+    pooled = estimate_answers_without_gold(as_reader("reader", answers), prior, settled).answers_right
     return float(np.mean(truth)), float(np.mean(alone)), float(pooled)
 
 
@@ -249,7 +249,7 @@ def known_right(roots: list[Path], cache_dir: Path | None, held_out: bool, parts
         groups = parts_of(root.name, root, topics, parts)
         for name, runs in readers_of(topics, root, {}):
             own = np.mean([scores(topics, [a] * len(topics.analyses)) for a in runs], axis=0)
-            given = [fused(topics, runs, UserTrust(), False, value)[:, 0] for value in values]
+            given = [fused(topics, runs, AnswerChannel(), False, value)[:, 0] for value in values]
             for shown, part in groups:
                 count = sizes[part].sum()
                 print(f"| {shown} | {name} | {own[part].sum() / count:.3f} | {alone[part].sum() / count:.3f} | "
@@ -260,8 +260,8 @@ def known_right(roots: list[Path], cache_dir: Path | None, held_out: bool, parts
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", nargs="+", type=Path, required=True,
-                        help="folders of user-style topic folders; the trust is chosen on the first (with folds that "
-                             "leave one topic out), the others are answered with the shipped trust")
+                        help="folders of user-style topic folders; the constants of the regime \"none\" are chosen on the "
+                             "first (with folds that leave one topic out), the others are answered with the shipped ones")
     parser.add_argument("--real", action="append", default=[], metavar="SET=FILE", help="a real reader's answers")
     parser.add_argument("--cache-dir", type=Path, help="the analysis cache")
     parser.add_argument("--part", action="append", default=[], metavar="SET=FOLDER",
@@ -292,7 +292,7 @@ def main() -> int:
         readers = readers_of(topics, root, real)
         own = np.array([np.mean([scores(topics, [a] * len(topics.analyses)) for a in runs], axis=0)
                         for _, runs in readers])
-        if n == 0:  # leave one topic out: each held-out topic answered with the trust chosen on the others
+        if n == 0:  # leave one topic out: each held-out topic answered with the constants chosen on the others
             tables = {t: np.array([[fused(topics, runs, t, mode) for _, runs in readers] for mode in MODES])
                       for t in grid(tuple(args.scales))}
             better, everything = np.maximum(own, alone), np.arange(len(alone))
@@ -303,7 +303,7 @@ def main() -> int:
                   f"{', '.join(f'{t} ({picks.count(t)})' for t in sorted(set(picks), key=picks.index))}",
                   file=sys.stderr)
         else:
-            result = np.array([[fused(topics, runs, UserTrust(), mode) for _, runs in readers] for mode in MODES])
+            result = np.array([[fused(topics, runs, AnswerChannel(), mode) for _, runs in readers] for mode in MODES])
             label = root.name
         for shown_as, part in parts_of(label, root, topics, parts):
             for r, (name, runs) in enumerate(readers):
