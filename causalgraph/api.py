@@ -163,10 +163,10 @@ class Reasoner:
                     raise RuntimeError(f"topic {topic.topic_id}: {outcome.failure}") from outcome.error
                 yield from outcome.value.answers
 
-    def run(self, topics: list[Topic]) -> Run:
+    def run(self, topics: list[Topic], advise: bool = True) -> Run:
         """A run of the topics (run.pipeline.Run): the settings they are answered with, the reader objects'
         judgements and every reader weighed on them, and the analyses that took. Warns (logging) about
-        topics without documents, and about small topics answered without a reader."""
+        topics without documents, and (`advise`) about small topics answered without a reader."""
         warn_without_documents(topics)
         settings = self.settings_for(topics)
         if self.reader_objects:
@@ -174,6 +174,6 @@ class Reasoner:
             settings = replace(settings, readers=settings.readers + judged)
         check_reader_names([r.reader for r in settings.readers])
         run = prepare(topics, settings, self.trust)
-        if thin := thin_topics(topics, bool(run.settings.readers), run.reads_documents)[1]:
+        if advise and (thin := thin_topics(topics, bool(run.settings.readers), run.reads_documents)[1]):
             log.warning(thin)
         return run

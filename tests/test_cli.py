@@ -27,7 +27,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_demo_prints_questions_options_answers_and_a_checkable_score(capsys, demo_dir):
     assert answer.main(["--demo", "--quiet"]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "no reader" not in err  # advice on a topic of one's own, which the demo's is not
     assert out.startswith("Topic 1: ")  # .ci/run greps for it
     questions = load_split(demo_dir, "sample")[0].questions
     blocks = out.split("\n- ")[1:]
@@ -54,10 +55,12 @@ def test_demo_prints_questions_options_answers_and_a_checkable_score(capsys, dem
     assert f"shipped model scores {sum(scores) / len(scores):.3f}" in readme
 
 
-def test_answer_writes_submission_and_explanations(tmp_path, demo_dir):
+def test_answer_writes_submission_and_explanations(tmp_path, demo_dir, capsys):
     out, explain = tmp_path / "preds.jsonl", tmp_path / "explain.jsonl"
     code = answer.main(["--data", str(demo_dir), "--split", "sample", "--out", str(out), "--explain", str(explain), "--quiet"])
     assert code == 0
+    # it says where the answers went and, the questions having gold, their score (the demo's 0.875)
+    assert f"wrote 8 answers to {out}, {explain}; score 0.875 over 8 questions with a gold answer" in capsys.readouterr().err
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == [f"demo-{i}" for i in range(1, 9)]
     assert all(set(r) == {"id", "answer"} and set(r["answer"].split(",")) <= set(LABELS) for r in rows)

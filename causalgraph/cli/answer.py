@@ -191,6 +191,15 @@ def readable_report(topics: list[Topic], answers: list[Answer]) -> str:
     return "\n".join(lines)
 
 
+def written_line(outputs: dict[str, Path], topics: list[Topic], answered: list[Answer]) -> str:
+    """Where a run that writes its answers put them, and their official score where the questions have gold."""
+    gold = {q.qid: q.gold for t in topics for q in t.questions if q.gold is not None}
+    scores = [question_score(a.labels, gold[a.qid]) for a in answered if a.qid in gold]
+    score = (f"; score {sum(scores) / len(scores):.3f} over {plural(len(scores), 'question')} with a gold answer"
+             if scores else "")
+    return f"wrote {plural(len(answered), 'answer')} to {', '.join(str(p) for p in outputs.values())}{score}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command: its options read and checked, then the run, which ends as common.run_command ends every
     command (an error of the input or the environment: one line and exit code 2; a bug: one line and BUG_EXIT)."""
@@ -222,7 +231,7 @@ def answer(args: argparse.Namespace, start: float) -> int:
     readers = load_readers(args, topics)  # last: an LLM reader runs over every question
     judging = time.perf_counter() - judging
     weighing = time.perf_counter()  # weighing the readers analyses every topic first (run/pipeline.py)
-    run = reasoner.with_readers(readers).run(topics)
+    run = reasoner.with_readers(readers).run(topics, advise=not args.demo)  # the demo's topic is not the user's to change
     loaded = time.perf_counter()
     weighing = loaded - weighing
     answers, failures = run_topics(run, args)
@@ -246,6 +255,8 @@ def answer(args: argparse.Namespace, start: float) -> int:
         return 2
     if args.demo or args.out is None:
         print(readable_report(topics, answered))
+    else:
+        print(written_line(outputs, topics, answered), file=sys.stderr)
     if not args.demo:
         from ..reason.explain import reliability
 
