@@ -361,7 +361,7 @@ def test_terminal_escapes_and_bidi_overrides_in_ids_are_escaped_on_the_terminal(
     shown = r"q\x1b[2J\x1b]0;owned\x07\u202etxt.exe\u2028"
     for err in (run.stderr, scored.stderr):
         assert shown in err and not set(err) & {"\x1b", "\x07", "\u202e", "\u2028"}
-        assert all(line.startswith(("WARNING: ", "answered ", "warning: ")) for line in err.splitlines())
+        assert all(line.startswith(("WARNING: ", "answered ", "warning: ", "wrote ")) for line in err.splitlines())
 
 
 def test_control_characters_in_texts_make_graphml_that_parses(demo_copy, tmp_path):

@@ -197,7 +197,7 @@ def written_line(outputs: dict[str, Path], topics: list[Topic], answered: list[A
     scores = [question_score(a.labels, gold[a.qid]) for a in answered if a.qid in gold]
     score = (f"; score {sum(scores) / len(scores):.3f} over {plural(len(scores), 'question')} with a gold answer"
              if scores else "")
-    return f"wrote {plural(len(answered), 'answer')} to {', '.join(str(p) for p in outputs.values())}{score}"
+    return f"wrote {plural(len(answered), 'answer')} to {', '.join(escaped(str(p)) for p in outputs.values())}{score}"
 
 
 def main(argv: list[str] | None = None) -> int:
