@@ -25,8 +25,8 @@ from ..readers.base import ReaderJudgements
 from ..readers.llm import RESPONSE_FORMATS, EndpointError
 from ..readers.load import load_readers as read_readers
 from ..readers.scores import parse_reader_spec
-from ..reason.groups import PRIORS
-from ..run.checks import checked_groups, priors_for, reader_weight_problem, weight_problem
+from ..reason.groups import PRIORS, checked_groups
+from ..run.checks import priors_for, reader_weight_problem, weight_problem
 from ..run.output import OutputError, check_outputs
 from ..run.parallel import DaskUnavailable, WorkerDied
 
@@ -89,7 +89,7 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 def parse_groups(text: str) -> frozenset[str]:
-    """An argparse type: rule groups to switch off, comma-separated (run.checks.checked_groups)."""
+    """An argparse type: rule groups to switch off, comma-separated (reason.groups.checked_groups)."""
     try:
         return checked_groups(g.strip() for g in text.split(",") if g.strip())
     except ValueError as err:

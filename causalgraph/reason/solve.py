@@ -26,8 +26,7 @@ from clorm import FactBase, control_add_facts
 from ..config import RULES_DIR
 from ..evidence.timeline import Timeline
 from ..readers.base import ReaderJudgements
-from ..run.checks import checked_groups
-from .groups import CONSTANTS, GATED, MAX_CONSTANT, PART_FILES, READER_GROUPS, RELAXABLE, RULE_GROUPS
+from .groups import CONSTANTS, GATED, MAX_CONSTANT, PART_FILES, READER_GROUPS, RELAXABLE, RULE_GROUPS, checked_groups
 from .facts import Cause, Excluded, Forced, Gain, Guess, NoneGain, PairGain, Select, Why, read_atoms, topic_facts
 
 OPT_STRATEGY = "usc"  # core-guided optimisation: 100x faster than branch-and-bound here

@@ -19,9 +19,9 @@ from ..learn.user import VERSUS_CANDIDATES
 from ..readers.base import ReaderJudgements
 from ..readers.trust import TrustSettings
 from ..reason.explain import evidence_record, explain_question, reason_line
-from ..reason.groups import PRIORS
+from ..reason.groups import PRIORS, checked_groups
 from ..reason.solve import Solution, SolverParams, solve_analysis
-from .checks import checked_groups, checked_priors, checked_time_limit
+from .checks import checked_priors, checked_time_limit
 from .parallel import PARALLEL_CHARS
 
 STAGES = ("analysis", "scoring", "solving")  # and the analysis by ANALYSIS_STAGES where it was computed

@@ -1,12 +1,13 @@
 """The checks that the commands' options and the library's arguments share: each says what is wrong with a value
-(None when nothing is), and `checked_arguments` raises it as the library does, naming the argument."""
+(None when nothing is), and `checked_arguments` raises it as the library does, naming the argument. The rule
+groups' check, which the solver makes too, lives with the groups (reason.groups.checked_groups)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from ..data import LABELS, Question, Topic
-from ..reason.groups import MAX_CONSTANT, PRIORS, SWITCHABLE
+from ..reason.groups import MAX_CONSTANT, PRIORS
 
 MAX_WORKERS = 1_000_000  # processes, as --workers takes (every positive option is at most 1e6)
 MAX_TIME_LIMIT = 1e6  # seconds of solving per topic that --time-limit takes (as every positive option)
@@ -32,17 +33,6 @@ def _integer(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     return value
-
-
-def checked_groups(groups: Iterable[str]) -> frozenset[str]:
-    """Rule groups to switch off (`without`, --without) as a set: ValueError naming the first that is not a
-    switchable group."""
-    if isinstance(groups, (str, bytes)) or not isinstance(groups, Iterable):
-        raise TypeError(f"without must be an iterable of rule group names, got {type(groups).__name__} {groups!r}")
-    found = frozenset(groups)
-    if unknown := found - set(SWITCHABLE):
-        raise ValueError(f"unknown rule group {min(unknown)!r}; choose from {', '.join(SWITCHABLE)}")
-    return found
 
 
 def checked_priors(priors: object, auto: bool = False) -> str:
