@@ -23,12 +23,12 @@ from .data.load import warn_without_documents
 from .learn.scorer import Scorer, reads_documents
 from .readers.base import ReaderJudgements, check_reader_names
 from .readers.trust import ReaderCalibration, TrustSettings
-from .reason.groups import PRIORS, SWITCHABLE
+from .reason.groups import PRIORS
 from .reason.solve import SolverParams
 from .run.advice import thin_topics
 from .run.batch import Answer, Settings, cache_fits, cache_for, scorer_for
-from .run.checks import (checked_document_chars, checked_reader_weight, checked_topic_ids, checked_topics, checked_workers,
-                         priors_for)
+from .run.checks import (AUTO, checked_document_chars, checked_priors, checked_reader_weight, checked_topic_ids,
+                         checked_topics, checked_workers, priors_for)
 from .run.pipeline import Run, prepare
 
 
@@ -39,7 +39,6 @@ class Reader(Protocol):
 
 
 log = logging.getLogger(__name__)
-AUTO = "auto"  # the priors setting that the answered topics were built for (run.batch.priors_for)
 
 
 def load_topics(path: str | os.PathLike, split: str | None = None, topics: Iterable[int] | None = None,
@@ -64,7 +63,6 @@ class Reasoner:
 
     settings: Settings
     reader_objects: tuple[Reader, ...] = ()
-    trust: TrustSettings = TrustSettings()  # how the readers are weighed (readers/trust/)
     auto_priors: bool = False  # each call to answer() takes the priors setting its topics were built for
 
     @classmethod
@@ -92,25 +90,22 @@ class Reasoner:
         ValueError (or OSError) naming the model file when it cannot be loaded, and ValueError for a
         `time_limit` that is not a positive number, an unknown `priors`, or a `reader_weight` that `--reader-weight`
         refuses (TypeError for one that is no integer)."""
-        reader_weight = checked_reader_weight(reader_weight)
-        without = frozenset(without)
-        unknown = sorted(without - set(SWITCHABLE))
-        if unknown:
-            raise ValueError(f"unknown rule group {unknown[0]!r}; choose from {', '.join(SWITCHABLE)}")
-        if priors != AUTO and priors not in PRIORS:
-            raise ValueError(f"priors must be {AUTO!r} or one of {', '.join(map(repr, PRIORS))}, got {priors!r}")
-        model, setting = Path(model).resolve(), "aer" if priors == AUTO else priors  # "aer" until answer() picks
-        for each in PRIORS if priors == AUTO else (priors,):
-            scorer_for(model, each)  # every setting it may answer with loads, or ValueError
-        scorer, encoder = scorer_for(model, setting)
-        cache = None if cache_dir is None else cache_for(Path(cache_dir), scorer, encoder)
+        reader_weight, priors = checked_reader_weight(reader_weight), checked_priors(priors, auto=True)
+        readers = tuple(readers)
         judged = tuple(r for r in readers if isinstance(r, ReaderJudgements))
         objects = tuple(r for r in readers if not isinstance(r, ReaderJudgements))
         for reader in objects:
             if not callable(getattr(reader, "judge", None)):
                 raise TypeError(f"a reader is ReaderJudgements or has a judge(topics) method, got {type(reader).__name__}")
-        settings = Settings(model, without, params or SolverParams(), time_limit, cache, judged, explain, setting)
-        return cls(settings, objects, TrustSettings.given(reader_weight, reader_calibration), priors == AUTO)
+        # checked where it is built (run.checks); "aer" until answer() picks, under AUTO
+        settings = Settings(Path(model).resolve(), frozenset(without), params or SolverParams(), time_limit, None, judged,
+                            explain, "aer" if priors == AUTO else priors,
+                            TrustSettings.given(reader_weight, reader_calibration))
+        for each in PRIORS if priors == AUTO else (priors,):
+            scorer_for(settings.model, each)  # every setting it may answer with loads, or ValueError
+        if cache_dir is not None:
+            settings = replace(settings, cache=cache_for(Path(cache_dir), *scorer_for(settings.model, settings.priors)))
+        return cls(settings, objects, priors == AUTO)
 
     def with_readers(self, readers: Iterable[ReaderJudgements | Reader]) -> Reasoner:
         """This reasoner with `readers` added (judgements already made, or reader objects)."""
@@ -173,7 +168,7 @@ class Reasoner:
             judged = tuple(reader.judge(topics, progress=False) for reader in self.reader_objects)
             settings = replace(settings, readers=settings.readers + judged)
         check_reader_names([r.reader for r in settings.readers])
-        run = prepare(topics, settings, self.trust)
+        run = prepare(topics, settings)
         if advise and (thin := thin_topics(topics, bool(run.settings.readers), run.reads_documents)[1]):
             log.warning(thin)
         return run

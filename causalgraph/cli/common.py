@@ -25,7 +25,7 @@ from ..readers.base import ReaderJudgements
 from ..readers.llm import RESPONSE_FORMATS, EndpointError
 from ..readers.load import load_readers as read_readers
 from ..readers.scores import parse_reader_spec
-from ..reason.groups import PRIORS, SWITCHABLE
+from ..reason.groups import PRIORS, checked_groups
 from ..run.checks import priors_for, reader_weight_problem, weight_problem
 from ..run.output import OutputError, check_outputs
 from ..run.parallel import DaskUnavailable, WorkerDied
@@ -89,11 +89,11 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 def parse_groups(text: str) -> frozenset[str]:
-    groups = frozenset(g.strip() for g in text.split(",") if g.strip())
-    unknown = groups - set(SWITCHABLE)
-    if unknown:
-        raise argparse.ArgumentTypeError(f"unknown rule group {sorted(unknown)[0]!r}; choose from {', '.join(SWITCHABLE)}")
-    return groups
+    """An argparse type: rule groups to switch off, comma-separated (reason.groups.checked_groups)."""
+    try:
+        return checked_groups(g.strip() for g in text.split(",") if g.strip())
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def parse_topics(text: str) -> TopicIds:

@@ -6,6 +6,7 @@ rule group")."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -170,3 +171,14 @@ PRIORS: dict[str, tuple[frozenset[str], int | None]] = {
 # clingo's weights are 32-bit integers; each constant stays far inside them, so that weights and their sums
 # over a topic's options cannot overflow.
 MAX_CONSTANT = 1_000_000
+
+
+def checked_groups(groups: Iterable[str]) -> frozenset[str]:
+    """Rule groups to switch off (`without`, --without) as a set: ValueError naming the first that is not a
+    switchable group (the one check of them: run.checks, the CLI and the solver call it)."""
+    if isinstance(groups, (str, bytes)) or not isinstance(groups, Iterable):
+        raise TypeError(f"without must be an iterable of rule group names, got {type(groups).__name__} {groups!r}")
+    found = frozenset(groups)
+    if unknown := found - set(SWITCHABLE):
+        raise ValueError(f"unknown rule group {min(unknown)!r}; choose from {', '.join(SWITCHABLE)}")
+    return found

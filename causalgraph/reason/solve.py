@@ -26,7 +26,7 @@ from clorm import FactBase, control_add_facts
 from ..config import RULES_DIR
 from ..evidence.timeline import Timeline
 from ..readers.base import ReaderJudgements
-from .groups import CONSTANTS, GATED, MAX_CONSTANT, PART_FILES, READER_GROUPS, RELAXABLE, RULE_GROUPS, SWITCHABLE
+from .groups import CONSTANTS, GATED, MAX_CONSTANT, PART_FILES, READER_GROUPS, RELAXABLE, RULE_GROUPS, checked_groups
 from .facts import Cause, Excluded, Forced, Gain, Guess, NoneGain, PairGain, Select, Why, read_atoms, topic_facts
 
 OPT_STRATEGY = "usc"  # core-guided optimisation: 100x faster than branch-and-bound here
@@ -204,13 +204,6 @@ class Solution:
     def why_atoms(self, qid: str, label: str) -> list[Why]:
         """The why(Q,L,K,Q2) atoms of label `label` of question `qid`: what decided it."""
         return list(self._why_by_label.get((qid, label), ()))
-
-
-def check_switchable(without: set[str] | frozenset[str]) -> None:
-    """ValueError naming the first of `without` that is not a switchable group."""
-    unknown = set(without) - set(SWITCHABLE)
-    if unknown:
-        raise ValueError(f"unknown rule group {min(unknown)!r}; switchable: {', '.join(SWITCHABLE)}")
 
 
 def program_files(readers: bool = False) -> list[Path]:
@@ -580,7 +573,7 @@ def solve_topic(
     With a time limit, the best answer set found so far is used (`optimal` is then False). With `explain`, the
     solution holds what decided each option (the rule files' explain parts) and each question's Confidence (one
     more search per question), both from program parts grounded after the answers are found."""
-    check_switchable(without)
+    without = checked_groups(without)
     deadline = None if time_limit is None else time.monotonic() + time_limit
     program = TopicProgram(topic_facts(graph, scores, after, readers, timeline), params, readers=bool(readers))
     qids = list(graph.graph["questions"])

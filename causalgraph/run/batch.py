@@ -9,36 +9,43 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
-
 from ..analysis.analyse import ANALYSIS_STAGES, TopicAnalysis, analyse_topic
 from ..analysis.cache import AnalysisCache
+from ..config import DEFAULT_MODEL
 from ..data import Topic
 from ..learn.scorer import (Scorer, edge_scores, evidence_effects, load_scorer, reads_documents, reads_statements, second_encoder,
                             with_scorer_bias)
 from ..learn.user import VERSUS_CANDIDATES
 from ..readers.base import ReaderJudgements
+from ..readers.trust import TrustSettings
 from ..reason.explain import evidence_record, explain_question, reason_line
-from ..reason.groups import PRIORS
+from ..reason.groups import PRIORS, checked_groups
 from ..reason.solve import Solution, SolverParams, solve_analysis
+from .checks import checked_priors, checked_time_limit
 from .parallel import PARALLEL_CHARS
 
 STAGES = ("analysis", "scoring", "solving")  # and the analysis by ANALYSIS_STAGES where it was computed
-MAX_TIME_LIMIT = 1e6  # seconds of solving per topic that --time-limit takes (as every positive option)
-
 
 
 @dataclass(frozen=True)
 class Settings:
-    """What every topic is answered with; small and picklable, as it travels to the workers."""
+    """What every topic is answered with, checked once where it is built (run.checks); small and picklable, as
+    it travels to the workers. The pipeline, the solver and reader trust take it whole."""
 
-    model: Path
+    model: Path = DEFAULT_MODEL
     without: frozenset[str] = frozenset()
     params: SolverParams = SolverParams()
     time_limit: float | None = None
     cache: AnalysisCache | None = None
     readers: tuple[ReaderJudgements, ...] = ()  # fused with the edge scores (rules/readers.lp)
     explain: bool = True  # what decided each option, and each question's confidence (rules/explain.lp, confidence.lp)
-    priors: str = "aer"  # the benchmark's construction priors kept ("aer") or not ("none"): reason.solve.PRIORS
+    priors: str = "aer"  # the benchmark's construction priors kept ("aer") or not ("none"): reason.groups.PRIORS
+    trust: TrustSettings = TrustSettings()  # how the readers are weighed (readers/trust/; run.pipeline.prepare)
+
+    def __post_init__(self):
+        object.__setattr__(self, "without", checked_groups(self.without))
+        checked_priors(self.priors)
+        checked_time_limit(self.time_limit)
 
     def rules(self) -> tuple[frozenset[str], SolverParams]:
         """The rule groups switched off and the solver's constants, with those of the `priors` setting (an
@@ -46,14 +53,6 @@ class Settings:
         groups, none_prior = PRIORS[self.priors]
         keep = self.params.none_prior is not None or none_prior is None
         return self.without | groups, self.params if keep else replace(self.params, none_prior=none_prior)
-
-    def __post_init__(self):
-        limit = self.time_limit
-        if self.priors not in PRIORS:
-            raise ValueError(f"priors must be one of {', '.join(PRIORS)}, got {self.priors!r}")
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))
-                                  or not 0 < limit <= MAX_TIME_LIMIT):
-            raise ValueError(f"time-limit must be a number of seconds above 0 and at most {MAX_TIME_LIMIT:g}, got {limit!r}")
 
 
 @dataclass(frozen=True)
@@ -155,9 +154,7 @@ def solve_one(topic: Topic, settings: Settings, analysed: Analysed | None = None
     scorer = scorer_for(settings.model, settings.priors)[0]
     seconds = dict(analysed.seconds)
     readers = tuple(r.for_questions(q.qid for q in topic.questions) for r in settings.readers)
-    without, params = settings.rules()
-    probabilities, solution = answer_topic(analysed.analysis, scorer, without, params, settings.time_limit, readers,
-                                           seconds, settings.explain)
+    probabilities, solution = answer_topic(analysed.analysis, scorer, settings, seconds)
     versus = VERSUS_CANDIDATES if settings.priors == "none" else ()
     evidence = pair_evidence(analysed.analysis, scorer, probabilities, versus) if settings.explain else None
     return SolvedTopic(topic, analysed.analysis, probabilities, solution, readers, evidence, seconds, analysed.cached)
@@ -200,26 +197,18 @@ def auto_workers(topics: list[Topic], cache: AnalysisCache | None, documents: bo
     return min(2, cpus or os.cpu_count() or 1) if len(todo) >= 2 and chars >= PARALLEL_CHARS else 1
 
 
-def answer_topic(
-    analysis: TopicAnalysis,
-    scorer: Scorer,
-    without: frozenset[str] = frozenset(),
-    params: SolverParams = SolverParams(),
-    time_limit: float | None = None,
-    readers: tuple[ReaderJudgements, ...] = (),
-    seconds: dict[str, float] | None = None,
-    explain: bool = True,
-) -> tuple[dict[tuple[int, int], float], Solution]:
-    """Score every candidate edge and solve the topic (with the scorer's bias unless `params` sets one),
-    fusing the readers' judgements on the topic's questions; returns the edge probabilities and the solution,
-    with what decided each option and each question's confidence unless `explain` is False. `seconds`, where
-    given, gets the seconds of scoring and of solving."""
+def answer_topic(analysis: TopicAnalysis, scorer: Scorer, settings: Settings = Settings(),
+                 seconds: dict[str, float] | None = None) -> tuple[dict[tuple[int, int], float], Solution]:
+    """Score every candidate edge and solve the topic with `settings` (the rules of its priors setting; the
+    scorer's bias unless its params set one), fusing its readers' judgements on the topic's questions; returns
+    the edge probabilities and the solution. `seconds`, where given, gets the seconds of scoring and of solving."""
     start = time.perf_counter()
     probabilities = edge_scores(analysis.table, scorer)
     scored = time.perf_counter()
-    readers = tuple(r.for_questions(q.qid for q in analysis.topic.questions) for r in readers)
-    solution = solve_analysis(analysis, probabilities, without, with_scorer_bias(params, scorer, len(analysis.topic.questions)), time_limit, readers,
-                              explain=explain)
+    without, params = settings.rules()
+    readers = tuple(r.for_questions(q.qid for q in analysis.topic.questions) for r in settings.readers)
+    solution = solve_analysis(analysis, probabilities, without, with_scorer_bias(params, scorer, len(analysis.topic.questions)),
+                              settings.time_limit, readers, explain=settings.explain)
     if seconds is not None:
         seconds.update(scoring=scored - start, solving=time.perf_counter() - scored)
     return probabilities, solution

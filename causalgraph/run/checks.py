@@ -1,14 +1,17 @@
 """The checks that the commands' options and the library's arguments share: each says what is wrong with a value
-(None when nothing is), and `checked_arguments` raises it as the library does, naming the argument."""
+(None when nothing is), and `checked_arguments` raises it as the library does, naming the argument. The rule
+groups' check, which the solver makes too, lives with the groups (reason.groups.checked_groups)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from ..data import LABELS, Question, Topic
-from ..reason.groups import MAX_CONSTANT
+from ..reason.groups import MAX_CONSTANT, PRIORS
 
 MAX_WORKERS = 1_000_000  # processes, as --workers takes (every positive option is at most 1e6)
+MAX_TIME_LIMIT = 1e6  # seconds of solving per topic that --time-limit takes (as every positive option)
+AUTO = "auto"  # the priors setting that the answered topics were built for (priors_for)
 
 
 def weight_problem(value: int) -> str | None:
@@ -30,6 +33,22 @@ def _integer(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     return value
+
+
+def checked_priors(priors: object, auto: bool = False) -> str:
+    """A priors setting: one of reason.groups.PRIORS, or also AUTO (`auto`); ValueError naming those."""
+    if priors in PRIORS or (auto and priors == AUTO):
+        return str(priors)
+    choices = ", ".join(map(repr, PRIORS))
+    raise ValueError(f"priors must be {f'{AUTO!r} or ' if auto else ''}one of {choices}, got {priors!r}")
+
+
+def checked_time_limit(limit: object) -> float | None:
+    """`time_limit` (--time-limit): None, or seconds of solving per topic above 0 and at most MAX_TIME_LIMIT."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))
+                              or not 0 < limit <= MAX_TIME_LIMIT):
+        raise ValueError(f"time-limit must be a number of seconds above 0 and at most {MAX_TIME_LIMIT:g}, got {limit!r}")
+    return limit
 
 
 def checked_reader_weight(value: object) -> int | None:

@@ -13,9 +13,8 @@ from ..analysis.analyse import TopicAnalysis
 from ..data import Topic
 from ..learn.scorer import edge_scores, reads_documents
 from ..readers.base import ReaderJudgements
-from ..readers.trust import Key, OptionEvidence, ReaderCalibration, TrustSettings, fit_to_labels, weigh_readers
+from ..readers.trust import Key, OptionEvidence, ReaderCalibration, fit_to_labels, weigh_readers
 from ..reason.settled import settled_options
-from ..reason.solve import SolverParams
 from .batch import Analysed, Settings, SolvedTopic, analyse, answer_one, auto_workers, scorer_for, solve_one
 from .parallel import Outcome, map_ordered
 
@@ -54,15 +53,15 @@ class Run:
 
 
 def option_evidence(analyses: Iterable[TopicAnalysis], edges: Iterable[Mapping[tuple[int, int], float]],
-                    without: frozenset[str] = frozenset(), params: SolverParams = SolverParams()
-                    ) -> OptionEvidence:
+                    settings: Settings = Settings()) -> OptionEvidence:
     """What reader trust rests on (readers/trust/), for every real option of the analysed topics: the structure
     model's probability that it directly caused its target (the prior), and the options the rules settle
     whatever the evidence says, with their label (reason/settled.py: the real options of a question that offers
     None, a repeated option, a pair rejected where None is the answer, ...) under the rules the topics are
-    answered with (`without`, `params`)."""
+    answered with (`settings.rules()`)."""
     prior: dict[Key, float] = {}
     settled: dict[Key, bool] = {}
+    without, params = settings.rules()
     for analysis, scores in zip(analyses, edges):
         for qid, slots in analysis.graph.graph["questions"].items():
             for label, event in slots.options.items():
@@ -72,15 +71,15 @@ def option_evidence(analyses: Iterable[TopicAnalysis], edges: Iterable[Mapping[t
     return prior, settled
 
 
-def prepare(topics: list[Topic], settings: Settings, trust: TrustSettings = TrustSettings()) -> Run:
-    """A run of the topics with `settings`, its readers weighed for these topics by `trust` (readers/trust/,
-    the regime that of `settings.priors`): at `trust.weight` percent where given (their raw log-odds), else by
-    the calibrations it gives (by reader name) and, for the others, without gold on these topics, which needs
-    every topic's edge scores at once: the topics are then analysed here, once."""
+def prepare(topics: list[Topic], settings: Settings) -> Run:
+    """A run of the topics with `settings`, its readers weighed for these topics by `settings.trust`
+    (readers/trust/, the regime that of `settings.priors`): at `trust.weight` percent where given (their raw
+    log-odds), else by the calibrations it gives (by reader name) and, for the others, without gold on these
+    topics, which needs every topic's edge scores at once: the topics are then analysed here, once."""
     analysed: list[Analysed | None] = [None] * len(topics)
     if not settings.readers:
         return Run(tuple(topics), settings, tuple(analysed))
-    trust = trust.for_run(settings.readers, settings.priors)
+    trust = settings.trust.for_run(settings.readers, settings.priors)
     evidence = None
     if trust.weight is None:
         scorer = scorer_for(settings.model, settings.priors)[0]
@@ -88,7 +87,7 @@ def prepare(topics: list[Topic], settings: Settings, trust: TrustSettings = Trus
         for i, topic in enumerate(topics):
             analysed[i] = made = analyse(topic, settings)
             edges.append(edge_scores(made.analysis.table, scorer))
-        evidence = option_evidence([a.analysis for a in analysed if a is not None], edges, *settings.rules())
+        evidence = option_evidence([a.analysis for a in analysed if a is not None], edges, settings)
     return Run(tuple(topics), replace(settings, readers=weigh_readers(settings.readers, evidence, trust)),
                tuple(analysed))
 
@@ -100,5 +99,5 @@ def calibrate_on_own_labels(topics: list[Topic], readers: tuple[ReaderJudgements
     reader judged too few labelled open options for an estimate."""
     scorer = scorer_for(settings.model, settings.priors)[0]
     analyses = [analyse(topic, settings).analysis for topic in topics]
-    evidence = option_evidence(analyses, [edge_scores(a.table, scorer) for a in analyses], *settings.rules())
+    evidence = option_evidence(analyses, [edge_scores(a.table, scorer) for a in analyses], settings)
     return fit_to_labels(readers, evidence, topics, settings.priors, where)

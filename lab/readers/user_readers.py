@@ -37,6 +37,7 @@ import json
 import itertools
 import random
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -117,7 +118,6 @@ class Topics:
         self.settings = Settings(DEFAULT_MODEL.resolve(), priors="none")
         self.scorer, encoder = scorer_for(self.settings.model, "none")
         cache = cache_for(cache_dir, self.scorer, encoder) if cache_dir else None
-        self.without, self.params = self.settings.rules()
         self.analyses, self.edges, self.evidence, self.folders = [], [], [], []
         for folder in sorted(p for p in root.iterdir() if (p / "questions.jsonl").is_file()):
             for topic in cg.load_topics(folder):
@@ -129,7 +129,7 @@ class Topics:
                         else [self.scorer] * len(self.analyses))
         for analysis, scorer in zip(self.analyses, self.scorers):
             self.edges.append(edge_scores(analysis.table, scorer))
-            self.evidence.append(option_evidence([analysis], [self.edges[-1]], self.without, self.params))
+            self.evidence.append(option_evidence([analysis], [self.edges[-1]], self.settings))
         self.questions = [q for a in self.analyses for q in a.topic.questions]
 
     def answer(self, answers: dict[str, frozenset[str]] | None, channel: AnswerChannel = AnswerChannel(),
@@ -152,8 +152,8 @@ class Topics:
                 qids = {q.qid for q in analysis.topic.questions}
                 reader = as_reader("reader", {k: v for k, v in answers.items() if k in qids})
                 readers = weigh_readers((reader,), evidence, trust) if reader.judgements else ()
-            out.append(answer_topic(analysis, scorer, self.without, self.params, readers=readers,
-                                    explain=False)[1].answers)
+            settings = replace(self.settings, readers=readers, explain=False)
+            out.append(answer_topic(analysis, scorer, settings)[1].answers)
         return out
 
 
