@@ -106,7 +106,8 @@ def build_parser():
                         "required: the shipped model inside the package is replaced only with --force. With --reader, "
                         "a folder, and without it the reader is only measured")
     parser.add_argument("--force", action="store_true",
-                        help=f"let --out write inside the installed package, e.g. over the shipped {DEFAULT_MODEL.name}")
+                        help="let --out write inside the installed package, e.g. over the shipped "
+                             f"{DEFAULT_MODEL.name}")
     parser.add_argument("--workers", type=positive(int), default=1, help="processes that solve the held-out topics")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--user-topics", nargs="+", type=Path, metavar="FOLDER",
@@ -116,7 +117,8 @@ def build_parser():
     reader.add_argument("--reader", choices=["crossencoder"], help="train this reader instead of the edge scorer")
     reader.add_argument("--base", default=DEFAULT_ENCODER, help="encoder to fine-tune: local path or hub name")
     reader.add_argument("--epochs", type=positive(int), default=None,
-                        help=f"fine-tuning epochs (default {CROSSENCODER_EPOCHS}; {STATEMENT_EPOCHS} for --reader-model)")
+                        help=f"fine-tuning epochs (default {CROSSENCODER_EPOCHS}; {STATEMENT_EPOCHS} for "
+                             "--reader-model)")
     reader.add_argument("--seed", type=int, default=0, help="seed of the fine-tuning (default 0)")
     reader.add_argument("--no-evidence", dest="evidence", action="store_false", help="read the question text alone")
     statements = parser.add_argument_group("the reader of causal statements (--reader-model FOLDER)")
@@ -136,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.reader_model is not None:
         if args.data or args.user_topics or args.reader or args.out:
-            parser.error("--reader-model trains the reader of causal statements alone: drop --data, --user-topics, --reader and --out")
+            parser.error("--reader-model trains the reader of causal statements alone: drop --data, --user-topics, "
+                         "--reader and --out")
         if args.reader_model.resolve().is_relative_to(PACKAGE_DIR) and not args.force:
             parser.error(f"--reader-model {args.reader_model} is inside the installed package (the shipped reader "
                          "lives there); add --force to write there")
@@ -152,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give --data (the AER data, to train the edge scorer or --reader) or --user-topics, not both")
     if args.user_topics:
         if args.out is None or not args.out.is_file():
-            parser.error("--user-topics replaces the --priors none scorer of a model file: give --out MODEL, an existing one")
+            parser.error("--user-topics replaces the --priors none scorer of a model file: give --out MODEL, an "
+                         "existing one")
         if args.out.resolve().is_relative_to(PACKAGE_DIR) and not args.force:
             parser.error(f"--out {args.out} is inside the installed package (the shipped model lives there); "
                          "add --force to write there")
@@ -255,7 +259,8 @@ def user_main(args: argparse.Namespace) -> int:
             loaded = load_data(folder)
             unlabelled = [q.qid for t in loaded for q in t.questions if q.gold is None]
             if unlabelled:
-                raise DataError(folder, None, f"question {unlabelled[0]} has no golden_answer: train on labelled topics")
+                raise DataError(folder, None,
+                                f"question {unlabelled[0]} has no golden_answer: train on labelled topics")
             sets.append((folder, list(range(len(topics), len(topics) + len(loaded)))))
             topics += loaded
         check_run_outputs(args, {"--out": args.out, "its model card": card})
@@ -264,12 +269,15 @@ def user_main(args: argparse.Namespace) -> int:
         return 2
     start = time.time()
     cache = AnalysisCache.open(default_cache_dir(), saved["encoder"], second=SECOND_ENCODER)
-    analyses = [cache.analyse(t)[0] for t in tqdm(topics, desc="analysing", unit="topic", disable=args.quiet, file=sys.stderr)]
-    say = (lambda line: None) if args.quiet else (lambda line: print(f"[{time.time() - start:.0f}s] {line}", file=sys.stderr))
+    analyses = [cache.analyse(t)[0]
+                for t in tqdm(topics, desc="analysing", unit="topic", disable=args.quiet, file=sys.stderr)]
+    say = (lambda line: None) if args.quiet else (lambda line: print(f"[{time.time() - start:.0f}s] {line}",
+                                                                     file=sys.stderr))
     scorer, report = train_user_scorer(analyses, say)
     scorers = {**saved["scorers"], "none": scorer}
     model = dump_scorer(scorers, saved["encoder"])
-    text = user_card(card.read_text(encoding="utf-8") if card.is_file() else "", args, report, analyses, sets, len(model))
+    text = user_card(card.read_text(encoding="utf-8") if card.is_file() else "", args, report, analyses, sets,
+                     len(model))
     print(text[text.index("## `--priors none`"):])
     write_files({args.out: model, card: text})
     print(f"wrote {args.out} and {card} in {time.time() - start:.0f}s")

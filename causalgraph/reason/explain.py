@@ -107,7 +107,8 @@ def same_pair_label(graph: nx.DiGraph, qid: str, label: str, other: str) -> str 
     questions = graph.graph["questions"]
     slots = questions[qid]
     event = slots.options.get(label)
-    found = [l for l, e in sorted(questions[other].options.items()) if e == event and questions[other].target == slots.target]
+    found = [l for l, e in sorted(questions[other].options.items()) if e == event
+             and questions[other].target == slots.target]
     return found[0] if found else None
 
 
@@ -284,7 +285,8 @@ def reliability(reader: ReaderJudgements) -> str:
 
 def judged_words(reader: dict) -> str:
     """A reader's judgement (its record in an option's `readers`) in a word: its probability, or yes or no."""
-    return f"p={reader['probability']:.2f}" if reader["probability"] is not None else ("yes" if reader["verdict"] else "no")
+    return f"p={reader['probability']:.2f}" if reader["probability"] is not None else ("yes" if reader["verdict"]
+                                                                                       else "no")
 
 
 def reader_adds(reader: dict) -> int:
