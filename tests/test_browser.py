@@ -52,12 +52,14 @@ def test_page_draws_the_graph_and_runs_no_injected_script(browser, tmp_path):
 
     # hovering over the event with the injected <img> shows its full text and evidence as plain text
     gates = page.ids[GATES]
-    x, y = browser.execute_script(f"var p = network.canvasToDOM(network.getPositions([{gates}])[{gates}]); return [p.x, p.y];")
+    x, y = browser.execute_script(f"var p = network.canvasToDOM(network.getPositions([{gates}])[{gates}]); return "
+                                  "[p.x, p.y];")
     graph = browser.find_element(By.ID, "graph")
     ActionChains(browser).move_to_element_with_offset(graph, 0, 0).perform()
     ActionChains(browser).move_to_element_with_offset(graph, round(x - graph.size["width"] / 2),
                                                       round(y - graph.size["height"] / 2)).perform()
-    tooltip = WebDriverWait(browser, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "div.vis-tooltip").text or None)
+    tooltip = WebDriverWait(browser, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "div.vis-tooltip").text
+                                               or None)
     assert IMG in tooltip and SCRIPT in tooltip
 
     # picking a question shows its panel, with the injected texts shown as text, and fades events outside it

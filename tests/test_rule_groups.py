@@ -52,7 +52,8 @@ def test_the_table_agrees_with_the_rule_files_and_the_solver():
         assert (f"#external active({group.name})." in text) == (group.switchable or bool(group.relaxable))
         for c in group.constants:
             assert f"#const {c.name} = " in text and (c.param is None or c.param in fields), c
-    assert RELAXABLE == ("temporal", "consistency", "priors") and SWITCHABLE == ("none", "consistency", "priors", "optimize")
+    assert RELAXABLE == ("temporal", "consistency", "priors") and SWITCHABLE == ("none", "consistency", "priors",
+                                                                                 "optimize")
     assert PRIORS["none"] == (frozenset({"priors"}), 0)
     args = SolverParams(bias=5, none_prior=7, doc_order=1, mediated=2).clingo_args()
     assert sorted(zip(args[1::2], args[::2])) == [("bias=5", "-c"), ("doc_order=1", "-c"), ("mediated=2", "-c"),
