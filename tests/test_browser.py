@@ -99,7 +99,8 @@ def test_the_document_events_checkbox_shows_and_hides_them(browser, tmp_path, mo
     path = page_module.render_topic(analysis, scores, solution, tmp_path / "demo.html")
     browser.get(path.as_uri())
     WebDriverWait(browser, 20).until(lambda d: d.execute_script("return !!(window.network && network.body)"))
-    hidden = "return network.body.data.nodes.get().filter(function (n) { return n.group === 'document' && !n.hidden; }).length"
+    hidden = ("return network.body.data.nodes.get().filter(function (n) { return n.group === 'document' "
+              "&& !n.hidden; }).length")
     told = sum(isinstance(n, tuple) for n in analysis.document_graph())
     assert told and browser.execute_script(hidden) == 0
     browser.find_element(By.ID, "documents").click()

@@ -98,7 +98,8 @@ def test_the_workers_die_with_the_run(tmp_path, how):
 def test_a_malformed_dask_address_is_one_line(demo_copy, tmp_path, capsys):
     assert answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl"), "--dask-address", "notanaddress") == 2
     err = capsys.readouterr().err
-    assert err == "error: --dask-address notanaddress: no Dask scheduler reached (missing port number in address 'notanaddress')\n"
+    assert err == ("error: --dask-address notanaddress: no Dask scheduler reached "
+                   "(missing port number in address 'notanaddress')\n")
 
 
 def test_a_dask_address_that_accepts_and_says_nothing_times_out(monkeypatch):

@@ -123,7 +123,8 @@ def test_a_long_document_is_cut_into_pieces_that_join_back_to_it():
 
 def test_dependency_cues_over_the_whole_document_are_those_of_each_sentence():
     """One pass of the dependency matcher over the document finds what matching each sentence alone finds."""
-    from causalgraph.text.extract import DEPENDENCY_PATTERNS, _dependency_cue, dependency_cues, dependency_matcher, load_nlp
+    from causalgraph.text.extract import (DEPENDENCY_PATTERNS, _dependency_cue, dependency_cues, dependency_matcher,
+                                          load_nlp)
 
     doc = load_nlp()("The storm led to floods across the valley. Flights stopped after the eruption of the volcano. "
                      "The game was postponed because the pitch flooded overnight. Nothing happened on Sunday.")

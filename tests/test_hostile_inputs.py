@@ -18,7 +18,8 @@ import causalgraph as cg
 from causalgraph.analysis import cache
 from causalgraph.cli import answer, evaluate, visualize
 from causalgraph.config import DEMO_DATA
-from causalgraph.data import DataError, Document, Question, Topic, is_none_option, load_data, load_questions, normalize_text
+from causalgraph.data import (DataError, Document, Question, Topic, is_none_option, load_data, load_questions,
+                              normalize_text)
 from causalgraph.data.load import load_labelled
 from causalgraph.graph.topic import build_graph
 from causalgraph.readers.scores import load_reader_scores
@@ -63,7 +64,8 @@ def test_yaml_nested_past_the_limit_is_one_line_naming_it(tmp_path):
 
 
 # what YAML 1.1 would read as a number, a date, a boolean or a float: an id keeps the text written
-yaml_scalars = (st.from_regex(r"0[0-7]{1,4}|0x[0-9A-F]{1,4}|[1-9]:[0-5][0-9](:[0-5][0-9])?|[1-9][0-9]{0,3}(\.[0-9]+)?(e[0-9])?"
+yaml_scalars = (st.from_regex(r"0[0-7]{1,4}|0x[0-9A-F]{1,4}|[1-9]:[0-5][0-9](:[0-5][0-9])?"
+                              r"|[1-9][0-9]{0,3}(\.[0-9]+)?(e[0-9])?"
                               r"|20[0-9]{2}-[01][0-9]-[0-3][0-9]|yes|no|on|off|true|False|\.inf|\.nan|-\.inf",
                               fullmatch=True)
                 | st.integers(10**30, 10**40).map(str))
@@ -400,7 +402,8 @@ def test_an_event_text_names_one_event_whatever_its_unicode_form(tmp_path, twin)
 
     target = "The café's dam failed."
     assert normalize_text(twin) == normalize_text(target)
-    for none in (NONE.replace("others", "oth\u200bers"), "Ｎｏｎｅ ｏｆ ｔｈｅ ｏｔｈｅｒｓ ａｒｅ ｃｏｒｒｅｃｔ ｃａｕｓｅｓ．",
+    for none in (NONE.replace("others", "oth\u200bers"),
+                 "Ｎｏｎｅ ｏｆ ｔｈｅ ｏｔｈｅｒｓ ａｒｅ ｃｏｒｒｅｃｔ ｃａｕｓｅｓ．",
                  unicodedata.normalize("NFD", NONE.upper()), ZERO_WIDTH + NONE):
         assert is_none_option(none)
     path = write_questions(tmp_path / "q.jsonl", [
@@ -422,7 +425,8 @@ def test_an_event_text_names_one_event_whatever_its_unicode_form(tmp_path, twin)
 def test_an_empty_or_blank_reader_file_is_an_error(tmp_path, capsys, text):
     scores = write(tmp_path, text, "r.jsonl")
     assert answer.main(["--demo", "--reader-scores", str(scores), "--quiet"]) == 2
-    assert capsys.readouterr().err == f"error: {scores}: holds no judgement (an empty file); give one line per question\n"
+    assert capsys.readouterr().err == (f"error: {scores}: holds no judgement (an empty file); "
+                                       "give one line per question\n")
 
 
 def test_gold_listing_none_beside_a_cause_is_refused_wherever_gold_is_read(tmp_path, capsys):

@@ -112,7 +112,8 @@ def test_a_rerun_after_the_server_is_fixed_asks_again(tmp_path, capsys):
             "--llm-response-format", "json_schema", "--out", str(tmp_path / "p.jsonl")]
     try:
         assert answer.main(args) == 2
-        assert "verdicts on 0 of 8 questions (malformed replies, not cached: a rerun asks again)" in capsys.readouterr().err
+        assert ("verdicts on 0 of 8 questions (malformed replies, not cached: a rerun asks again)"
+                in capsys.readouterr().err)
         asked, fixed[:] = len(calls), [True]
         assert answer.main(args) == 0
     finally:

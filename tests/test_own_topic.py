@@ -50,7 +50,8 @@ def test_the_example_runs_as_a_user_runs_it(tmp_path):
                            str(pred), "--quiet"], cwd=REPO, capture_output=True, timeout=600).returncode == 0
     scored = subprocess.run([sys.executable, "-m", "causalgraph", "evaluate", "--pred", str(pred), "--gold",
                              "examples/key-bridge"], cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert scored.returncode == 0 and "over 6 questions" in scored.stdout and "every question of the gold file" in scored.stdout
+    assert (scored.returncode == 0 and "over 6 questions" in scored.stdout
+            and "every question of the gold file" in scored.stdout)
 
 
 @pytest.mark.parametrize("suffix", [".json", ".yaml"])
@@ -158,7 +159,8 @@ def test_evaluate_scores_the_answered_questions_or_chosen_topics(tmp_path, two_t
     assert "over 8 questions" in out and "only the questions that have a prediction: 8 of 14" in out
     assert evaluate.main(["--pred", str(pred), "--gold", str(gold), "--topics", "1-2"]) == 0
     out = capsys.readouterr().out
-    assert "over 14 questions" in out and "the gold questions of topics 1-2" in out and "6 questions without a prediction scored 0" in out
+    assert ("over 14 questions" in out and "the gold questions of topics 1-2" in out
+            and "6 questions without a prediction scored 0" in out)
     assert evaluate.main(["--pred", str(pred), "--gold", str(gold), "--all"]) == 0
     assert "over 14 questions" in capsys.readouterr().out
     plain = tmp_path / "gold.jsonl"

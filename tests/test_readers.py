@@ -26,8 +26,8 @@ def test_hard_answers_become_verdicts_on_every_label(tmp_path):
     reader = load_reader_scores(write(tmp_path / "sys.jsonl",
                                       [{"id": "q1", "answer": "A,C"}, {"id": "q2", "answer": "B"}]), QUESTIONS)
     assert reader.reader == str(tmp_path / "sys.jsonl") and reader.weight == 100  # named by the path as given
-    assert reader.judgements[("q1", "A")] == Judgement(verdict=True) and reader.judgements[("q1",
-                                                                                            "B")] == Judgement(verdict=False)
+    assert reader.judgements[("q1", "A")] == Judgement(verdict=True)
+    assert reader.judgements[("q1", "B")] == Judgement(verdict=False)
     assert reader.judgements[("q1", "A")].log_odds() == HARD_LOG_ODDS
 
 
@@ -117,7 +117,8 @@ def test_answer_fuses_a_reader_file_and_explains_it(tmp_path, demo_dir, capsys):
     for missing in (tmp_path / "none.jsonl", tmp_path):  # no such file; a folder
         with pytest.raises(SystemExit):
             answer.main([*common, "--reader-scores", str(missing)])
-        assert f"--reader-scores: {'no such file' if missing != tmp_path else str(tmp_path) + ' is a folder'}" in capsys.readouterr().err
+        assert (f"--reader-scores: {'no such file' if missing != tmp_path else str(tmp_path) + ' is a folder'}"
+                in capsys.readouterr().err)
     for bad in ("9999999999", "-5"):  # beyond clingo's weights; a weight that reads every judgement backwards
         with pytest.raises(SystemExit):
             answer.main([*common, "--reader-scores", str(reader), "--reader-weight", bad])

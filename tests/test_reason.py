@@ -126,7 +126,8 @@ def test_unsatisfiable_topic_drops_temporal_warns_and_keeps_the_other_groups(cap
     after = {(ids[x], ids[y]) for x in (RAIN, CUP, INQUIRY) for y in (FAIL, FLOOD)}
     solution = solve_topic(graph, scores, after, params=SolverParams(none_prior=100))
     assert solution.dropped == ("temporal",)
-    assert "topic 1: program unsatisfiable; dropping rule group 'temporal' (unsat core: temporal, consistency)" in caplog.text
+    assert ("topic 1: program unsatisfiable; dropping rule group 'temporal' (unsat core: temporal, consistency)"
+            in caplog.text)
     assert solution.answers["q2"] == {"A"} and "A" not in solution.answers["q1"] and solution.answers["q3"] == {"D"}
     assert_valid_solution(graph, solution, after)
     record = explain_question(t.questions[2], graph, scores, solution)

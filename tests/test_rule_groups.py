@@ -104,7 +104,8 @@ ids = {graph.nodes[n]["text"]: n for n in graph}
 scores = {(ids[e], ids[texts[0]]): p for e, p in zip(texts[1:], (0.9, 0.6, 0.55, 0.05))}
 answer = lambda without=(), **params: ",".join(sorted(solve_topic(graph, scores, without=frozenset(without),
                                                                   params=SolverParams(bias=0, **params)).answers["q1"]))
-record = explain_question(question, graph, scores, solve_topic(graph, scores, params=SolverParams(bias=0), explain=True))
+record = explain_question(question, graph, scores,
+                          solve_topic(graph, scores, params=SolverParams(bias=0), explain=True))
 analysis = types.SimpleNamespace(graph=graph, after=frozenset(), timeline=None, topic=Topic(1, [question]))
 ablation.held_out_edges = lambda analyses, models, held=None: (analyses, [scores])
 rows = ablation.ablation_rows([analysis], [None], SolverParams(bias=0))

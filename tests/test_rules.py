@@ -64,7 +64,8 @@ def test_none_holds_only_while_assumed():
 
 
 def test_none_prior_wins_over_edge_evidence_by_priority():
-    facts = QUESTION + ' none_option("q1","D"). score(1,0,600). score(2,0,600). score(3,0,600). active(none). active(optimize).'
+    facts = QUESTION + (' none_option("q1","D"). score(1,0,600). score(2,0,600). score(3,0,600). active(none).'
+                        ' active(optimize).')
     run(["core", "none", "optimize"], facts, Assert(All(), Implies(Optimal(), Contains('select("q1","D")'))),
         optimal=True)
 

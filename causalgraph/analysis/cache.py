@@ -144,7 +144,8 @@ class AnalysisCache:
 
     def vectors_salt(self, encoder: str) -> str:
         """The salt of the entries of the documents' embeddings by `encoder`."""
-        return hashlib.sha256(f"{code_version(VECTORS_CODE)}\n{environment_version()}\n{encoder_version(encoder)}".encode()).hexdigest()
+        return hashlib.sha256(f"{code_version(VECTORS_CODE)}\n{environment_version()}\n"
+                              f"{encoder_version(encoder)}".encode()).hexdigest()
 
     def path(self, topic: Topic) -> Path:
         key = hashlib.sha256(f"{self.salt}\n{topic_digest(topic, self.documents)}".encode()).hexdigest()

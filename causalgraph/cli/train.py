@@ -74,16 +74,19 @@ def model_card(args: argparse.Namespace, blends: dict[str, SizeBlend], reports: 
     docs = id_ranges(t.topic_id for t in topics if t.documents) or "none"
     return f"""# Edge scorer: P(E directly caused T), a size blend
 
-- Two scikit-learn HistGradientBoostingClassifiers (max_iter={aer.structure.max_iter}, learning_rate={aer.structure.learning_rate},
+- Two scikit-learn HistGradientBoostingClassifiers (max_iter={aer.structure.max_iter}, \
+learning_rate={aer.structure.learning_rate},
   max_leaf_nodes={aer.structure.max_leaf_nodes}, random_state {aer.structure.random_state}):
   - the structure scorer, over the question features: {", ".join(aer.structure.features or ())};
   - the evidence scorer, over the question and size features and the document evidence groups
-    {", ".join(SHIPPED_GROUPS)}: {", ".join(f for f in aer.evidence.features or () if f not in (aer.structure.features or ()))}.
+    {", ".join(SHIPPED_GROUPS)}: \
+{", ".join(f for f in aer.evidence.features or () if f not in (aer.structure.features or ()))}.
 - Their log-odds are mixed by the topic's size band, each band with its own precision bias (log-odds x 100),
   chosen by grouped CV on held-out topics cut to {", ".join(map(str, BAND_SIZES))} questions, whole, and cut
   to the shapes of the `{args.resize_to}` split{f" ({describe_shapes(shapes)})" if shapes else ""}. A topic
   without documents is scored by the structure scorer alone.
-- Training pairs: the labelled topics whole, plus {TRAIN_COPIES if shapes else 0} copies of each cut to the answered split's topic shapes
+- Training pairs: the labelled topics whole, plus {TRAIN_COPIES if shapes else 0} copies of each cut to the answered \
+split's topic shapes
   (both scorers) and, for the evidence scorer, copies of {", ".join(map(str, SIZE_COPIES))} questions.
 - `--priors none`: the same, trained without the None-structure features on the questions that do not offer
   None, and answered without the construction priors (rules: {", ".join(sorted(PRIORS["none"][0]))} off, None
@@ -91,7 +94,8 @@ def model_card(args: argparse.Namespace, blends: dict[str, SizeBlend], reports: 
 - Encoder: `{args.encoder}` (frozen; the evidence stage uses its int8 version).
 - Data: every labelled question of `{args.data}` (train + dev + sample): {plural(len(topics), 'topic')}; documents
   for topics {docs} (topics 11-36 read the partial evidence of train-evidence/).
-- Command: `python -m causalgraph.train --data {args.data} --folds {args.folds} --resize-to {args.resize_to} --out {args.out}{" --force" if args.force else ""}`
+- Command: `python -m causalgraph.train --data {args.data} --folds {args.folds} --resize-to {args.resize_to} --out \
+{args.out}{" --force" if args.force else ""}`
 {environment_line()}
 
 {chr(10).join(reports[p] for p in blends)}
@@ -223,13 +227,17 @@ def user_card(card: str, args: argparse.Namespace, report, topics: list, sets: l
 
 ## `--priors none`: a user's own topics
 
-- Two HistGradientBoostingClassifiers (max_iter={USER_PARAMS["max_iter"]}, max_leaf_nodes={USER_PARAMS["max_leaf_nodes"]}, learning rate 0.05,
+- Two HistGradientBoostingClassifiers (max_iter={USER_PARAMS["max_iter"]}, \
+max_leaf_nodes={USER_PARAMS["max_leaf_nodes"]}, learning rate 0.05,
   random_state 0) over {", ".join(user_features())}: one over the documents as the model's encoder reads them, one
   as {SECOND_ENCODER} reads them; their mean log-odds times {SHARPEN:g}.
-- Trained on every candidate pair of the user-style topics in {", ".join(f"`{f}`" for f in args.user_topics)} ({plural(len(topics), 'topic')}),
-  answered without the construction priors (rules: {", ".join(sorted(PRIORS["none"][0]))} off, None prior weight {PRIORS["none"][1]}).
+- Trained on every candidate pair of the user-style topics in {", ".join(f"`{f}`" for f in args.user_topics)} \
+({plural(len(topics), 'topic')}),
+  answered without the construction priors (rules: {", ".join(sorted(PRIORS["none"][0]))} off, None prior weight \
+{PRIORS["none"][1]}).
 - Precision bias {report.bias}, chosen on the held-out answers of every topic (folds leave one topic out).
-- Command: `python -m causalgraph.train --user-topics {" ".join(map(str, args.user_topics))} --out {args.out}{" --force" if args.force else ""}`, after the command above.
+- Command: `python -m causalgraph.train --user-topics {" ".join(map(str, args.user_topics))} --out \
+{args.out}{" --force" if args.force else ""}`, after the command above.
 {environment_line()}
 
 Folds leave one topic out; each topic is solved at the bias chosen on the other topics' held-out answers:

@@ -44,7 +44,8 @@ def crossencoder_main(args: argparse.Namespace, topics: list, shapes: list) -> i
     judgements, auc = held_out_judgements(inputs, [t.topic_id for t in evidence_topics], args.folds, args.base,
                                           args.epochs, args.seed)
     options = sum(len(topic) for topic in inputs)
-    passages = "BM25 + encoder passages from the documents (topics 1-10) and train-evidence/ (11-36)" if args.evidence else "question text alone"
+    passages = ("BM25 + encoder passages from the documents (topics 1-10) and train-evidence/ (11-36)" if args.evidence
+                else "question text alone")
     print(f"cross-encoder from {args.base}, {args.epochs} epochs, class-weighted, seed {args.seed}, {passages}; "
           f"grouped {args.folds}-fold CV: option AUC {auc:.3f} over {options} real options "
           f"({time.time() - start:.0f}s)", flush=True)

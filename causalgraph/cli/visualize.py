@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         topics = load_data(data, split, args.topics, args.max_document_chars)
         if len(topics) > 1:
             raise DataError(data, None, f"holds {len(topics)} topics; choose one with --topics "
-                                        f"({', '.join(str(t.topic_id) for t in topics[:10])}{', ...' if len(topics) > 10 else ''})")
+                                        f"({', '.join(str(t.topic_id) for t in topics[:10])}"
+                                        f"{', ...' if len(topics) > 10 else ''})")
         out = args.out or Path(f"topic{topics[0].topic_id}.html")
         check_run_outputs(args, {"--out": out})
         from ..api import Reasoner

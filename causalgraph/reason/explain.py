@@ -83,7 +83,8 @@ def evidence_line(option: dict) -> str | None:
     top = option["evidence"][0]
     line = f"{'raised' if top['log_odds'] > 0 else 'lowered'} by {top['group']} ({top['log_odds']:+.2f} log-odds)"
     if top.get("dates"):
-        line += f": the cause dated {top['dates']['cause'] or 'unknown'}, the target {top['dates']['target'] or 'unknown'}"
+        line += (f": the cause dated {top['dates']['cause'] or 'unknown'}, "
+                 f"the target {top['dates']['target'] or 'unknown'}")
     if top["sentences"]:
         first = top["sentences"][0]
         line += (", as told in " if top.get("dates") else ": ") + f"\"{first['sentence']}\""
@@ -225,7 +226,8 @@ def confidence_words(confidence: dict | None) -> str:
     if confidence["next_best"] is None:
         return "the rules allow no other answer"
     if confidence["prior"]:
-        return f"the next best answer, {confidence['next_best']}, would take a question's None answer away, against the None prior"
+        return (f"the next best answer, {confidence['next_best']}, would take a question's None answer away, "
+                "against the None prior")
     if confidence["margin"] == 0:
         return f"a tie with {confidence['next_best']}"
     return f"the next best answer, {confidence['next_best']}, costs {confidence['margin']} more"

@@ -264,7 +264,8 @@ class AnswerSets:
         """Sensitivity and specificity of the votes before the condition, averaged over the options (in `keys`
         order) with weight `weights` on being a cause."""
         yes1, yes0 = expit(theta[0] + DEPENDENCE * self.all_x), expit(theta[1] + DEPENDENCE * self.all_x)
-        return float((weights * yes1).sum() / weights.sum()), float(((1 - weights) * (1 - yes0)).sum() / (1 - weights).sum())
+        return (float((weights * yes1).sum() / weights.sum()),
+                float(((1 - weights) * (1 - yes0)).sum() / (1 - weights).sum()))
 
 
 def _by_size(questions, prior, votes) -> list[tuple[list, np.ndarray, np.ndarray]]:

@@ -24,7 +24,8 @@ from lab.common import run_benchmark
 from lab.user.user_scorer import analyses
 
 SYSTEM = "You read news text and answer questions about cause and effect."
-ASK = "Text:\n{passage}\n\nEvent A: {a}\nEvent B: {b}\n\nAccording to the text, did event A cause event B? Answer Yes or No."
+ASK = ("Text:\n{passage}\n\nEvent A: {a}\nEvent B: {b}\n\n"
+       "According to the text, did event A cause event B? Answer Yes or No.")
 PASSAGE = 5  # sentences at most
 
 
