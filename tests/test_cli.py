@@ -286,8 +286,8 @@ def test_doc_command_lines_parse(path, monkeypatch):
 
 
 def test_readme_test_command_says_what_the_browser_test_needs():
-    setup = (REPO / "README.md").read_text(encoding="utf-8").split("## Set up on a fresh machine", 1)[1].split("\n## ",
-                                                                                                               1)[0]
+    setup = (REPO / "README.md").read_text(encoding="utf-8").split("## Set up on a fresh machine",
+                                                                    1)[1].split("\n## ", 1)[0]
     assert "pytest" in setup and "tests/test_browser.py" in setup and "chromium" in setup.lower()
 
 

@@ -151,8 +151,8 @@ def test_dates_carry_after_and_an_earlier_date_only_with_a_sentence_relating_the
     node = {analysis.graph.nodes[n]["text"]: n for n in analysis.graph}
     row = {p: dict(zip(EVIDENCE_FEATURES, r))
            for p, r in zip(analysis.doc_evidence.pairs, analysis.doc_evidence.features)}
-    before, related, after = row[(node[cup], node[fail])], row[(node[gates], node[fail])], row[(node[inquiry],
-                                                                                                node[fail])]
+    before, related, after = (row[(node[cup], node[fail])], row[(node[gates], node[fail])],
+                              row[(node[inquiry], node[fail])])
     # dated before and nothing relates it to the failure: the later dates read no date at all, as a topic without
     # dates; the benchmark's dates group reads the gap either way
     assert all(np.isnan(before[f]) for f in GROUPS["later dates"]) and before["text_date_gap"] == 4

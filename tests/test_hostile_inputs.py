@@ -101,9 +101,8 @@ def test_yaml_dates_and_date_times_keep_their_day_or_say_why_not(tmp_path_factor
 @pytest.mark.parametrize("written", ["2024-02-30", "2023-02-29", "2024-13-01"])
 def test_a_date_that_is_no_day_is_named_with_its_line_in_evaluate(tmp_path, capsys, caplog, written):
     path = write(tmp_path, yaml_topic(documents=f"  - content: Rain fell.\n    date: {written}\n",
-                                      head="topic_id: 1\n").replace("  - target_event",
-                                                                    "  - id: q1\n    golden_answer: B\n    "
-                                                                    "target_event"))
+                                      head="topic_id: 1\n").replace(
+        "  - target_event", "  - id: q1\n    golden_answer: B\n    target_event"))
     pred = write(tmp_path, json.dumps({"id": "q1", "answer": "B"}) + "\n", "p.jsonl")
     assert evaluate.main(["--pred", str(pred), "--gold", str(path)]) == 0
     assert "score 1.0000 over 1 question" in capsys.readouterr().out

@@ -35,8 +35,8 @@ def cv_parser(command: str, doc: str, encoder: bool = True, bias: bool = False, 
     return parser
 
 
-def cv_inputs(args: argparse.Namespace, evidence: bool = False, bias: bool = True) -> tuple[list, list[TopicShape],
-                                                                                            int] | None:
+def cv_inputs(args: argparse.Namespace, evidence: bool = False,
+              bias: bool = True) -> tuple[list, list[TopicShape], int] | None:
     """The labelled topics, the target topic shapes and the precision bias (--bias, else the shipped
     scorer's; 0 where `bias` is False, so that `train` never reads the model it replaces); None, after printing
     the error, when the data cannot be read."""

@@ -297,8 +297,8 @@ def parse_documents(data, path: Path, max_document_chars: int = MAX_DOCUMENT_CHA
             unknown.setdefault(("topic entry", key), []).append(where)
         docs = []
         for j, doc in enumerate(entry["docs"], start=1):
-            at = f"{where}, document {j}" if getattr(doc, "line",
-                                                     None) is None else f"line {doc.line}, {where}, document {j}"
+            at = (f"{where}, document {j}" if getattr(doc, "line", None) is None
+                  else f"line {doc.line}, {where}, document {j}")
             text = (doc.get("content") or doc.get("snippet") or "") if isinstance(doc, dict) else None
             if not isinstance(text, str):
                 raise DataError(path, at, "expected an object with a string 'content'")

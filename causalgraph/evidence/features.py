@@ -58,8 +58,8 @@ STATED = {"stated_cause": "states it as a cause of the target",
           "stated_consequence_across": "with the next sentence, states it as a consequence of the target",
           "read_cause": "states it as a cause of the target, as the trained reader reads it",
           "read_consequence": "states it as a consequence of the target, as the trained reader reads it",
-          "read_cause_across": "with a near sentence, states it as a cause of the target, as the trained reader reads "
-                               "it",
+          "read_cause_across": "with a near sentence, states it as a cause of the target, "
+                               "as the trained reader reads it",
           "read_consequence_across": "with a near sentence, states it as a consequence of the target, as the trained "
                                      "reader reads it"}
 

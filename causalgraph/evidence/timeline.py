@@ -68,8 +68,8 @@ def build_timeline(extraction: TopicExtraction, texts: list[str], norms: list[st
     before: dict[tuple[str, str], Edge] = {}
     for a, (da, sa) in dates.items():
         for b, (db, sb) in dates.items():
-            if a != b and is_after(db, da) and max(sa,
-                                                   sb) >= 0:  # two event texts: later(E,T,dates) in rules/temporal.lp
+            # two event texts: later(E,T,dates) in rules/temporal.lp
+            if a != b and is_after(db, da) and max(sa, sb) >= 0:
                 before[(a, b)] = Edge("dates", tuple(s for s in (sa, sb) if s >= 0))
     causes: dict[tuple[str, str], Edge] = {}
     if cue_vectors and len(event_vectors):

@@ -85,8 +85,8 @@ def fused(repeats, untrained: dict, trained: dict, bias: int, folds: int) -> Fus
             nested_q[stem], default_q[stem], calibrate_q[stem] = nested, free, gold
             differences.append(np.mean(free, axis=0) - np.mean(nested, axis=0))
             low, high = bootstrap_interval(FoldResult("difference", differences[-1], topics))
-            n, f, alone, structure = np.mean(nested), np.mean(free), reader_alone(repeats[0],
-                                                                                  reader), by_weight[stem][0]
+            n, f, alone, structure = (np.mean(nested), np.mean(free), reader_alone(repeats[0], reader),
+                                      by_weight[stem][0])
             ok = f >= max(n, structure, alone) - 1e-9
             print(f"| {stem} | {structure:.4f} | {alone:.4f} | {n:.4f} ({', '.join(map(str, chosen))}) | "
                   f"{np.mean(gold):.4f} | {f:.4f} | {f - n:+.4f} ({low:+.4f} to {high:+.4f}) | {np.mean(apart):.1f} "

@@ -57,8 +57,8 @@ from lab.common import run_benchmark
 RATES = (0.0, 0.25, 0.5, 0.75)
 SEEDS = (0, 1, 2)
 SCALES = (1.0, 1.5)  # the scales of the grid of the regime's constants (--scales)
-STRETCHES = (1.0, 1.5, 2.0, 2.5,
-             3.0)  # how far the estimate of answers_right is moved from the prior mean (AnswerChannel.stretch)
+# how far the estimate of answers_right is moved from the prior mean (AnswerChannel.stretch)
+STRETCHES = (1.0, 1.5, 2.0, 2.5, 3.0)
 
 
 def grid(scales: tuple[float, ...] = SCALES) -> list[AnswerChannel]:

@@ -16,8 +16,8 @@ from causalgraph.readers.base import Judgement
 from causalgraph.reason.solve import SolverParams, solve_analysis
 from causalgraph.measure.fusion import READER_WEIGHTS, nested_choice, scores_by_weight
 
-SIZES: tuple[int | str | None, ...] = (1, 3, 5, 10, None,
-                                       "test-shaped")  # None: whole; "test-shaped": resized_sets' held copies
+# None: whole; "test-shaped": resized_sets' held copies
+SIZES: tuple[int | str | None, ...] = (1, 3, 5, 10, None, "test-shaped")
 
 
 def size_name(k: int | str | None) -> str:

@@ -70,8 +70,8 @@ def main() -> int:
         start = time.perf_counter()
         for analysis in topics:
             for index, ((e, t), is_cause) in enumerate(zip(analysis.table.pairs, analysis.gold())):
-                text, cause, target = passage(analysis, index, e,
-                                              t), analysis.graph.nodes[e]["text"], analysis.graph.nodes[t]["text"]
+                text, cause, target = (passage(analysis, index, e, t), analysis.graph.nodes[e]["text"],
+                                       analysis.graph.nodes[t]["text"])
                 gold.append(is_cause)
                 forward.append(leaning(text, cause, target))
                 reverse.append(leaning(text, target, cause))

@@ -295,8 +295,8 @@ def main() -> int:
             total = count = 0
             for i in (i for i, (name, _) in enumerate(topics) if name == root.name):
                 frame = topics[i][1].table.frame()
-                out = (frame[list(against)].gt(0).any(axis=1) & frame[["stated_cause",
-                                                                       "stated_cause_across"]].eq(0).all(axis=1)
+                out = (frame[list(against)].gt(0).any(axis=1)
+                       & frame[["stated_cause", "stated_cause_across"]].eq(0).all(axis=1)
                        if against else pd.Series(False, index=frame.index))
                 probs = {p: 0.01 if ruled else pairs[i][p] for p, ruled in zip(topics[i][1].table.pairs, out)}
                 scores = topic_scores(topics[i][1], probs, biases[i])

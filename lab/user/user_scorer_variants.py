@@ -93,15 +93,15 @@ class Fits:
             X, y = pd.concat([X, ex[list(columns)]]), np.concatenate([y, ey])
             weight = np.concatenate([weight, np.full(len(ey), extra_share * len(weight) / len(ey))])
         model = make()
-        return model.fit(X, y, sample_weight=weight) if isinstance(model, EdgeScorer) else model.fit(X, y,
-                                                                                                     logisticregression__sample_weight=weight)
+        return (model.fit(X, y, sample_weight=weight) if isinstance(model, EdgeScorer)
+                else model.fit(X, y, logisticregression__sample_weight=weight))
 
     @staticmethod
     def probabilities(model, frame: pd.DataFrame, analysis, columns: tuple[str, ...]) -> dict:
         return dict(zip(analysis.table.pairs, map(float, model.predict_proba(frame[list(columns)])[:, 1])))
 
-    def held_out(self, make: Callable, columns: tuple[str, ...], extra_share: float = 0.0) -> tuple[list[dict],
-                                                                                                    list[dict]]:
+    def held_out(self, make: Callable, columns: tuple[str, ...],
+                 extra_share: float = 0.0) -> tuple[list[dict], list[dict]]:
         """Each tuning topic's probabilities by a fit on the other tuning topics; the validation topics' by one fit on
         every tuning topic."""
         n = len(self.tuning)
