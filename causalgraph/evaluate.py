@@ -1,4 +1,5 @@
-"""`python -m causalgraph.evaluate`: score predictions with the official metric (the command lives in cli/evaluate.py)."""
+"""`python -m causalgraph.evaluate`: score predictions with the official metric (the command lives in
+cli/evaluate.py)."""
 
 import sys
 

@@ -30,7 +30,8 @@ def question_row(qid: str, topic: int, target: str, options: list[str], gold: st
 
 
 NONE = "None of the others are correct causes."
-SUBJECTS = ("The council", "Heavy rain", "A supplier", "The union", "Engineers", "The regulator", "Investors", "A storm")
+SUBJECTS = ("The council", "Heavy rain", "A supplier", "The union", "Engineers", "The regulator", "Investors",
+            "A storm")
 VERBS = ("raised prices", "closed the bridge", "cut power", "filed a lawsuit", "halted trading", "issued a warning",
          "recalled a product", "opened an inquiry", "announced layoffs", "flooded the valley")
 MONTHS = ("January", "March", "May", "July", "September", "November")
@@ -74,13 +75,14 @@ def write_data(root: Path, split: str, rows: list[dict], doc_entries: list[dict]
 
 
 def assert_valid_solution(graph, solution, after=frozenset()) -> None:
-    """The reasoner's invariants: 1-3 labels from A-D per question (unless priors was dropped); None only alone; never an option that is
-    the target itself; one choice per (option event, target event) pair across the topic's questions unless
-    consistency was dropped; no pair dated after its target unless temporal was dropped."""
+    """The reasoner's invariants: 1-3 labels from A-D per question (unless priors was dropped); None only alone; never
+    an option that is the target itself; one choice per (option event, target event) pair across the topic's questions
+    unless consistency was dropped; no pair dated after its target unless temporal was dropped."""
     chosen_by_pair: dict[tuple[int, int], set[bool]] = {}
     for qid, slots in graph.graph["questions"].items():
         chosen = solution.answers[qid]
-        assert chosen and chosen <= set("ABCD") and (len(chosen) <= 3 or "priors" in solution.dropped_for(qid)), (qid, chosen)
+        assert chosen and chosen <= set("ABCD") and (len(chosen) <= 3
+                                                     or "priors" in solution.dropped_for(qid)), (qid, chosen)
         assert slots.none_label not in chosen or chosen == {slots.none_label}, (qid, chosen)
         for label, event in slots.options.items():
             if event == slots.target:

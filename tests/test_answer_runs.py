@@ -17,7 +17,8 @@ from .conftest import generated_topic, question_row, write_data
 def run(data, out_dir, *extra, split="sample") -> tuple[int, bytes | None, bytes | None]:
     """Exit code and the bytes of the submission and explanation files (None where not written)."""
     out, explain = out_dir / "preds.jsonl", out_dir / "explain.jsonl"
-    code = answer.main(["--data", str(data), "--split", split, "--out", str(out), "--explain", str(explain), "--quiet", *extra])
+    code = answer.main(["--data", str(data), "--split", split, "--out", str(out), "--explain", str(explain), "--quiet",
+                        *extra])
     read = lambda p: p.read_bytes() if p.exists() else None
     return code, read(out), read(explain)
 
@@ -26,7 +27,8 @@ def question_count(data, split="sample") -> int:
     return len((data / split / "questions.jsonl").read_text().splitlines())
 
 
-def test_outputs_are_byte_identical_across_runs_and_the_cache(two_topics, tmp_path, analysis_cache, monkeypatch, capsys):
+def test_outputs_are_byte_identical_across_runs_and_the_cache(two_topics, tmp_path, analysis_cache, monkeypatch,
+                                                              capsys):
     cold = run(two_topics, tmp_path / "cold")
     assert cold[0] == 0 and len(cold[1].splitlines()) == question_count(two_topics)
     assert "0 analyses from the cache" in capsys.readouterr().err
@@ -64,7 +66,8 @@ def test_changed_topic_content_misses_the_cache(tmp_path, analysis_cache):
 def with_failing_topic(two_topics, monkeypatch):
     """The two topics plus topic 3, whose solving fails (a fault put into the solver for it)."""
     rows = (two_topics / "sample" / "questions.jsonl").read_text()
-    bad = question_row("bad-1", 3, "The mill closed.", ["Rain fell.", "The gates jammed.", "A cup was won.", "Snow fell."])
+    bad = question_row("bad-1", 3, "The mill closed.",
+                       ["Rain fell.", "The gates jammed.", "A cup was won.", "Snow fell."])
     (two_topics / "sample" / "questions.jsonl").write_text(rows + json.dumps(bad) + "\n")
     real_solve = batch.solve_analysis
 
@@ -119,7 +122,8 @@ def test_dask_cluster_gives_the_same_bytes(two_topics, tmp_path):
 def test_dask_scheduler_without_dask_is_a_clear_error(demo_dir, tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "dask.distributed", None)  # as if dask were not installed
     out = tmp_path / "p.jsonl"
-    code = answer.main(["--data", str(demo_dir), "--split", "sample", "--out", str(out), "--scheduler", "dask", "--quiet"])
+    code = answer.main(["--data", str(demo_dir), "--split", "sample", "--out", str(out), "--scheduler", "dask",
+                        "--quiet"])
     assert code == 2 and not out.exists()
     assert "error: the dask scheduler needs Dask: pip install 'causalgraph[dask]'" in capsys.readouterr().err
 

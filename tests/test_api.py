@@ -132,7 +132,8 @@ def test_the_priors_follow_the_topics_unless_chosen(tmp_path, demo_dir):
         return {a.explanation["priors"] for a in answers}
 
     assert priors(reasoner.answer(aer)) == {"aer"} and priors(reasoner.answer(own)) == {"none"}
-    assert reasoner.settings_for(own).priors == "none" and cg.Reasoner.load(priors="aer").settings_for(own).priors == "aer"
+    assert (reasoner.settings_for(own).priors == "none"
+            and cg.Reasoner.load(priors="aer").settings_for(own).priors == "aer")
     assert cg.Reasoner(reasoner.settings).settings_for(own).priors == "aer"  # built by hand: its settings hold
     own[0].topic_id = 2
     with pytest.raises(ValueError, match="topics of AER data and your own topics together"):

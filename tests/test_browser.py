@@ -52,12 +52,14 @@ def test_page_draws_the_graph_and_runs_no_injected_script(browser, tmp_path):
 
     # hovering over the event with the injected <img> shows its full text and evidence as plain text
     gates = page.ids[GATES]
-    x, y = browser.execute_script(f"var p = network.canvasToDOM(network.getPositions([{gates}])[{gates}]); return [p.x, p.y];")
+    x, y = browser.execute_script(f"var p = network.canvasToDOM(network.getPositions([{gates}])[{gates}]); return "
+                                  "[p.x, p.y];")
     graph = browser.find_element(By.ID, "graph")
     ActionChains(browser).move_to_element_with_offset(graph, 0, 0).perform()
     ActionChains(browser).move_to_element_with_offset(graph, round(x - graph.size["width"] / 2),
                                                       round(y - graph.size["height"] / 2)).perform()
-    tooltip = WebDriverWait(browser, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "div.vis-tooltip").text or None)
+    tooltip = WebDriverWait(browser, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "div.vis-tooltip").text
+                                               or None)
     assert IMG in tooltip and SCRIPT in tooltip
 
     # picking a question shows its panel, with the injected texts shown as text, and fades events outside it
@@ -97,7 +99,8 @@ def test_the_document_events_checkbox_shows_and_hides_them(browser, tmp_path, mo
     path = page_module.render_topic(analysis, scores, solution, tmp_path / "demo.html")
     browser.get(path.as_uri())
     WebDriverWait(browser, 20).until(lambda d: d.execute_script("return !!(window.network && network.body)"))
-    hidden = "return network.body.data.nodes.get().filter(function (n) { return n.group === 'document' && !n.hidden; }).length"
+    hidden = ("return network.body.data.nodes.get().filter(function (n) { return n.group === 'document' "
+              "&& !n.hidden; }).length")
     told = sum(isinstance(n, tuple) for n in analysis.document_graph())
     assert told and browser.execute_script(hidden) == 0
     browser.find_element(By.ID, "documents").click()

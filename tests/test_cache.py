@@ -39,7 +39,8 @@ def counted(monkeypatch):
 
 def test_key_follows_questions_documents_and_gold():
     base = topic_digest(make_topic())
-    assert topic_digest(make_topic(content="Rain fell hard."), documents=False) == topic_digest(make_topic(), documents=False)
+    assert topic_digest(make_topic(content="Rain fell hard."), documents=False) == topic_digest(make_topic(),
+                                                                                                documents=False)
     assert topic_digest(make_topic()) == base
     assert topic_digest(make_topic(target="The dam broke.")) != base
     assert topic_digest(make_topic(content="Rain fell hard.")) != base

@@ -172,7 +172,8 @@ def test_calibration_files_round_trip_and_bad_ones_name_the_file(tmp_path):
         "missing field 'cause'": json.dumps({"readers": [{k: v for k, v in cal.as_record().items() if k != "cause"}]}),
         "needs a positive spread": json.dumps({"readers": [{**cal.as_record(), "kind": "probabilities"}]}),
         "fallback must be true or false": json.dumps({"readers": [{**cal.as_record(), "fallback": "yes"}]}),
-        "answers_right must lie strictly between 0 and 1": json.dumps({"readers": [{**user.as_record(), "answers_right": 1}]}),
+        "answers_right must lie strictly between 0 and 1": json.dumps({"readers": [{**user.as_record(),
+                                                                                    "answers_right": 1}]}),
         "answers_right belongs to the regime 'none'": json.dumps({"readers": [{**user.as_record(), "regime": "aer"}]}),
     }
     for i, (message, text) in enumerate(bad.items()):
@@ -215,7 +216,8 @@ def labelled(tmp_path):
 def test_calibrate_writes_what_answer_reads(labelled, tmp_path, capsys):
     root, reader = labelled
     out = tmp_path / "cal.json"
-    assert calibrate.main(["--data", str(root), "--split", "dev", "--reader-scores", f"mine={reader}", "--out", str(out),
+    assert calibrate.main(["--data", str(root), "--split", "dev", "--reader-scores", f"mine={reader}", "--out",
+                           str(out),
                            "--folds", "3", "--quiet"]) == 0
     printed = capsys.readouterr().out
     assert "| structure model alone |" in printed and "gold of the other folds' topics, scale 1.5" in printed
@@ -232,7 +234,8 @@ def test_calibrate_writes_what_answer_reads(labelled, tmp_path, capsys):
 def test_answer_calibrates_without_gold_unless_a_weight_is_given(labelled, tmp_path):
     root, reader = labelled
     explain = tmp_path / "explain.jsonl"
-    assert answer.main(["--data", str(root), "--split", "dev", "--reader-scores", str(reader), "--explain", str(explain),
+    assert answer.main(["--data", str(root), "--split", "dev", "--reader-scores", str(reader), "--explain",
+                        str(explain),
                         "--quiet"]) == 0
     judged = [r for line in explain.read_text().splitlines() for o in json.loads(line)["options"].values()
               for r in o.get("readers", [])]
@@ -259,7 +262,8 @@ def test_bad_calibration_option_is_one_line(labelled, tmp_path, capsys):
     assert err.startswith("error:") and str(bad) in err and "\n" not in err and "Traceback" not in err
     assert not (tmp_path / "p.jsonl").exists()
     with pytest.raises(SystemExit) as usage:  # a calibration without a reader to apply it to
-        answer.main(["--data", str(root), "--split", "dev", "--reader-calibration", str(bad), "--out", str(tmp_path / "p.jsonl")])
+        answer.main(["--data", str(root), "--split", "dev", "--reader-calibration", str(bad), "--out",
+                     str(tmp_path / "p.jsonl")])
     assert usage.value.code == 2 and "needs a reader" in capsys.readouterr().err
 
 

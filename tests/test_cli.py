@@ -57,7 +57,8 @@ def test_demo_prints_questions_options_answers_and_a_checkable_score(capsys, dem
 
 def test_answer_writes_submission_and_explanations(tmp_path, demo_dir, capsys):
     out, explain = tmp_path / "preds.jsonl", tmp_path / "explain.jsonl"
-    code = answer.main(["--data", str(demo_dir), "--split", "sample", "--out", str(out), "--explain", str(explain), "--quiet"])
+    code = answer.main(["--data", str(demo_dir), "--split", "sample", "--out", str(out), "--explain", str(explain),
+                        "--quiet"])
     assert code == 0
     # it says where the answers went and, the questions having gold, their score (the demo's 0.875)
     assert f"wrote 8 answers to {out}, {explain}; score 0.875 over 8 questions with a gold answer" in capsys.readouterr().err
@@ -68,7 +69,8 @@ def test_answer_writes_submission_and_explanations(tmp_path, demo_dir, capsys):
     opt = records[0]["options"]["A"]
     assert {"score", "log_odds", "selected", "rules"} <= set(opt)
     none_q = next(r for r in records if r["id"] == "demo-5")
-    assert none_q["answer"] == "C" and [r["atom"] for r in none_q["options"]["C"]["rules"]] == ['forced(none,"demo-5","C")']
+    assert none_q["answer"] == "C" and [r["atom"]
+                                        for r in none_q["options"]["C"]["rules"]] == ['forced(none,"demo-5","C")']
 
 
 def test_without_rule_group_changes_the_program(tmp_path, demo_dir):
@@ -115,7 +117,8 @@ def test_help_shows_your_own_topic_then_every_command_with_one_line(capsys):
         own, commands = out.split("\ncommands:\n")
         listed = [line.split()[0] for line in commands.splitlines() if line.startswith("  ")]
         assert listed == list(entry.COMMANDS), out
-        assert all(len(line.split()) > 3 for line in commands.splitlines() if line.startswith("  "))  # each has its line
+        assert all(len(line.split()) > 3 for line in commands.splitlines()
+                   if line.startswith("  "))  # each has its line
         assert "your own topic" in own and "answer --data FOLDER" in own  # a user's own topic comes first
     assert entry.main([]) == 2 and "commands:" in capsys.readouterr().err
 
@@ -166,7 +169,8 @@ LAB_COMMANDS = ("lab.scorer.sizes", "lab.scorer.encoders", "lab.scorer.nli", "la
 def test_every_option_of_every_command_has_help_text(monkeypatch):
     parsers = command_parsers(monkeypatch)
     assert set(parsers) == {*entry.COMMANDS, *LAB_COMMANDS}
-    missing = [f"{command} {action.option_strings[0]}" for command, parser in parsers.items() for action in parser._actions
+    missing = [f"{command} {action.option_strings[0]}" for command, parser in parsers.items()
+               for action in parser._actions
                if action.option_strings and not (action.help and action.help.strip())]
     assert not missing, missing
 
@@ -202,7 +206,8 @@ def test_plurals_read_right(tmp_path, demo_dir, capsys):
     assert "score 1.0000 over 1 question\n" in captured.out and "1 predicted id not in the gold file" in captured.err
     assert timeline.main(["--data", str(demo_dir), "--graph-out", str(tmp_path / "g.json"), "--quiet"]) == 0
     printed = capsys.readouterr().out
-    assert ": 1 topic, " in printed and re.search(r"\d+ nodes?, \d+ before edges? and \d+ cause edges?$", printed.strip())
+    assert ": 1 topic, " in printed and re.search(r"\d+ nodes?, \d+ before edges? and \d+ cause edges?$",
+                                                  printed.strip())
 
 
 @pytest.fixture
@@ -260,7 +265,8 @@ class Parsed(Exception):
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.name)
 def test_doc_command_lines_parse(path, monkeypatch):
-    """Every command line of the README and docs/ (the lab's too) names a command and options that its parser accepts."""
+    """Every command line of the README and docs/ (the lab's too) names a command and options that its parser
+    accepts."""
     parse = argparse.ArgumentParser.parse_args
 
     def parse_only(self, args=None, namespace=None):
@@ -283,7 +289,8 @@ def test_doc_command_lines_parse(path, monkeypatch):
 
 
 def test_readme_test_command_says_what_the_browser_test_needs():
-    setup = (REPO / "README.md").read_text(encoding="utf-8").split("## Set up on a fresh machine", 1)[1].split("\n## ", 1)[0]
+    setup = (REPO / "README.md").read_text(encoding="utf-8").split("## Set up on a fresh machine",
+                                                                    1)[1].split("\n## ", 1)[0]
     assert "pytest" in setup and "tests/test_browser.py" in setup and "chromium" in setup.lower()
 
 

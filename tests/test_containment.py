@@ -98,7 +98,8 @@ def test_the_workers_die_with_the_run(tmp_path, how):
 def test_a_malformed_dask_address_is_one_line(demo_copy, tmp_path, capsys):
     assert answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl"), "--dask-address", "notanaddress") == 2
     err = capsys.readouterr().err
-    assert err == "error: --dask-address notanaddress: no Dask scheduler reached (missing port number in address 'notanaddress')\n"
+    assert err == ("error: --dask-address notanaddress: no Dask scheduler reached "
+                   "(missing port number in address 'notanaddress')\n")
 
 
 def test_a_dask_address_that_accepts_and_says_nothing_times_out(monkeypatch):
@@ -295,9 +296,10 @@ def test_a_score_file_named_as_another_reader_is_refused(demo_copy, tmp_path, ca
     scores.write_text("".join(json.dumps({"id": f"demo-{i}", "answer": "A"}) + "\n" for i in range(1, 9)))
     for given, other in ((["--crossencoder", str(tmp_path / "nowhere")], "crossencoder"),
                          (["--llm-url", "http://127.0.0.1:9/v1", "--llm-model", "m"], "llm:m")):
-        assert answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl"), "--reader-scores", f"{other}={scores}", *given) == 2
-        assert capsys.readouterr().err == (f"error: --reader-scores: two readers are named {other!r}; give a score file another name "
-                                           "as NAME=FILE\n")
+        assert answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl"), "--reader-scores", f"{other}={scores}",
+                           *given) == 2
+        assert capsys.readouterr().err == (f"error: --reader-scores: two readers are named {other!r}; give a score "
+                                           "file another name as NAME=FILE\n")
 
 
 def planted_cache(cache: Path, demo_copy: Path, tmp_path: Path) -> Path:
@@ -349,7 +351,8 @@ def test_terminal_escapes_and_bidi_overrides_in_ids_are_escaped_on_the_terminal(
             question_row("q2", 1, "The dam failed.", ["Rain fell.", same, "A cup was won.", NONE])]
     write_questions(tmp_path / "data" / "test" / "questions.jsonl", rows)
     pred = tmp_path / "p.jsonl"
-    run = subprocess.run([sys.executable, "-m", "causalgraph.answer", "--data", str(tmp_path / "data"), "--out", str(pred),
+    run = subprocess.run([sys.executable, "-m", "causalgraph.answer", "--data", str(tmp_path / "data"), "--out",
+                          str(pred),
                           "--quiet"],
                          capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
@@ -397,7 +400,8 @@ def test_warnings_over_thousands_of_topics_stay_short(tmp_path, caplog):
     from causalgraph.data.load import warn_without_documents
     from causalgraph.run.advice import thin_topics
 
-    topics = [Topic(t, [Question(f"q{t}", t, "The dam failed.", ("Rain fell.", "Gates jammed.", "A cup was won.", NONE))])
+    topics = [Topic(t,
+                    [Question(f"q{t}", t, "The dam failed.", ("Rain fell.", "Gates jammed.", "A cup was won.", NONE))])
               for t in range(1, 10_001, 2)]
     _, thin = thin_topics(topics, readers=False)
     assert thin.startswith("topics 1, 3, 5,") and " and 4,980 more: fewer than" in thin and len(thin) < 400
@@ -490,4 +494,5 @@ def test_visualize_reads_a_bounded_share_of_huge_documents(demo_copy, tmp_path, 
     assert time.perf_counter() - start < 120
     assert (f"topic 1: its 2,000 documents hold {total:,} characters; the page reads the first 5,000 of them, in "
             f"{-(-5000 // len(content))} documents (--max-topic-chars)") in caplog.text
-    assert visualize.capped(load_split(demo_copy, "sample")[0], 5000).documents[-1].content == content[:5000 % len(content)]
+    assert visualize.capped(load_split(demo_copy, "sample")[0],
+                            5000).documents[-1].content == content[:5000 % len(content)]

@@ -1,5 +1,5 @@
-"""train, ablation and the lab's encoders end to end on a small generated data set (real spaCy, MiniLM, clingo); the data
-folder is conftest's `labelled` fixture."""
+"""train, ablation and the lab's encoders end to end on a small generated data set (real spaCy, MiniLM, clingo); the
+data folder is conftest's `labelled` fixture."""
 
 from causalgraph.cli import ablation, train
 from causalgraph.learn.bands import BAND_LIMITS, BIASES, NONE_STRUCTURE, WEIGHTS
@@ -36,6 +36,7 @@ def test_ablation_prints_both_regimes(labelled, capsys):
 
 
 def test_encoders_prints_one_row_per_encoder(labelled, capsys):
-    assert encoders.main(["--data", labelled, "--folds", "3", "--encoders", "all-MiniLM-L6-v2", "--resize-to", "none"]) == 0
+    assert encoders.main(["--data", labelled, "--folds", "3", "--encoders", "all-MiniLM-L6-v2", "--resize-to",
+                          "none"]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| all-MiniLM-L6-v2 |")]
     assert len(rows) == 1 and rows[0].count("|") == 6

@@ -122,7 +122,8 @@ def test_empty_document_is_skipped_with_a_warning(tmp_path, caplog):
     docs = [{"id": "d1", "content": "Rain fell."}, {"id": "d2", "content": "  ", "snippet": ""}]
     path.write_text(json.dumps([{"topic_id": 1, "docs": docs}]))
     assert [d.doc_id for d in load_documents(path)[1][1]] == ["d1"]
-    assert "docs.json:topic entry 1, document 2 (id 'd2'): empty document (no content or snippet); skipped" in caplog.text
+    assert ("docs.json:topic entry 1, document 2 (id 'd2'): empty document (no content or snippet); skipped"
+            in caplog.text)
 
 
 def test_huge_document_is_cut_with_a_warning(tmp_path, caplog):

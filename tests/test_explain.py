@@ -98,7 +98,8 @@ def check_whys(graph, scores, after, solution, bias: int, readers=(), none_weigh
                         assert any(q == other and gain[(q, l)] <= 0 for q, l in offers(pair))
                     elif w.kind == "serves":  # a label chosen here is chosen in `other` too, for the same pair
                         assert qid in solution.guesses and any(
-                            any(q == other and l2 in answers[q] for q, l2 in offers((questions[qid].options[l], slots.target)))
+                            any(q == other and l2 in answers[q]
+                                for q, l2 in offers((questions[qid].options[l], slots.target)))
                             for l in answers[qid])
                     else:
                         raise AssertionError(f"no check for {w}")
@@ -167,7 +168,8 @@ def test_every_option_with_readers_or_without_optimize_has_a_why_that_holds():
         bias = rng.choice([0, 100, 200])
         none_weight = rng.choice([None, 0, 150])
         without = frozenset({"optimize"}) if rng.random() < 0.4 else frozenset()
-        solution = solve_topic(graph, scores, after, without=without, params=SolverParams(bias=bias, none_prior=none_weight),
+        solution = solve_topic(graph, scores, after, without=without,
+                               params=SolverParams(bias=bias, none_prior=none_weight),
                                readers=readers, explain=True)
         checked += check_whys(graph, scores, after, solution, bias, readers, none_weight)
         seen |= {w.kind for w in solution.why}
@@ -231,7 +233,8 @@ def test_none_elsewhere_and_at_most_three_labels_name_what_cost_an_option():
 def test_without_optimize_no_reason_cites_the_bias():
     # The optimize group off: nothing weighs the edge evidence, so no option "falls short of the bias" or is a
     # guess for want of one that clears it; each says that the solver picked among what the other rules allow.
-    t = Topic(1, [Question("q1", 1, FAIL, (RAIN, GATES, CUP, INQUIRY)), Question("q2", 1, FAIL, (RAIN, CUP, INQUIRY, NONE))])
+    t = Topic(1, [Question("q1", 1, FAIL, (RAIN, GATES, CUP, INQUIRY)),
+                  Question("q2", 1, FAIL, (RAIN, CUP, INQUIRY, NONE))])
     graph = build_graph(t)
     ids = {graph.nodes[n]["text"]: n for n in graph}
     scores = {(ids[e], ids[FAIL]): p for e, p in ((RAIN, 0.95), (GATES, 0.5), (CUP, 0.05), (INQUIRY, 0.05))}
@@ -247,14 +250,16 @@ def test_without_optimize_no_reason_cites_the_bias():
     reader = ReaderJudgements("sys", {("q1", "B"): Judgement(verdict=True), ("q1", "C"): Judgement(verdict=False)}, 100)
     s = solve_topic(graph, scores, without=frozenset({"optimize"}), params=SolverParams(bias=200), readers=(reader,),
                     explain=True)
-    whys = {label: o["why"] for label, o in explain_question(t.questions[0], graph, scores, s, (reader,))["options"].items()}
+    whys = {label: o["why"]
+            for label, o in explain_question(t.questions[0], graph, scores, s, (reader,))["options"].items()}
     assert whys["B"] == "chosen: the readers favour it by 294" and s.answers["q1"] == {"B"}
     assert whys["C"] == "not chosen: the readers weigh against it by 294"
 
 
 def test_readers_that_weigh_against_none_are_named():
     # q1 may answer None, and RAIN falls short of the bias (log-odds 0 against 200), so None is the structure's
-    # answer (under --priors none's rules); a reader that says no to None at weight 300 (-882) makes RAIN (-200 + 0) the cheaper answer.
+    # answer (under --priors none's rules); a reader that says no to None at weight 300 (-882) makes RAIN (-200 + 0) the
+    # cheaper answer.
     t = Topic(1, [Question("q1", 1, FAIL, (RAIN, CUP, INQUIRY, NONE))])
     graph = build_graph(t)
     ids = {graph.nodes[n]["text"]: n for n in graph}
@@ -357,7 +362,8 @@ def test_the_temporal_rule_and_the_dates_group_name_the_dates():
     from causalgraph.text.dates import PartialDate
     from causalgraph.text.extract import Sentence, TopicExtraction
 
-    t = Topic(1, [Question("q1", 1, "The dam failed on March 7, 2024.", (RAIN, GATES, CUP, "An inquiry opened on March 15, 2024."))])
+    t = Topic(1, [Question("q1", 1, "The dam failed on March 7, 2024.",
+                           (RAIN, GATES, CUP, "An inquiry opened on March 15, 2024."))])
     graph = build_graph(t)
     ids = {graph.nodes[n]["text"]: n for n in graph}
     target, inquiry = ids[t.questions[0].target], ids[t.questions[0].options[3]]
@@ -371,8 +377,9 @@ def test_the_temporal_rule_and_the_dates_group_name_the_dates():
     for group, feature in (("dates", "event_date_gap"), ("later dates", "event_dated_after")):
         moved = evidence_record({group: -1.2}, (Source(feature, 0, "dates the target"),), told,
                                 ("An inquiry opened on March 15, 2024.", "The dam failed."))
-        assert evidence_line({"evidence": moved}) == (f'lowered by {group} (-1.20 log-odds): the cause dated 2024-03-15, '
-                                                      'the target 2024-03-07, as told in "The dam failed on March 7." (Report)')
+        assert evidence_line({"evidence": moved}) == (f'lowered by {group} (-1.20 log-odds): the cause dated '
+                                                      '2024-03-15, the target 2024-03-07, as told in "The dam failed '
+                                                      'on March 7." (Report)')
 
 
 def test_a_sentence_is_never_shown_moving_an_option_against_what_it_states():
@@ -400,6 +407,7 @@ def test_a_cited_sentence_names_its_document_and_its_date():
     dated = TopicExtraction(("Dam fails", "Inquiry"), sentences, (), ("2024-03-08", ""))
     for sentence, line in ((0, '"The dam failed because the gates jammed." (Dam fails, 2024-03-08)'),
                            (1, '"The gates jammed, and so the dam failed." (Inquiry)')):
-        record = evidence_record({"statements": 0.9}, (Source("stated_cause", sentence, "states it as a cause"),), dated)
+        record = evidence_record({"statements": 0.9}, (Source("stated_cause", sentence, "states it as a cause"),),
+                                 dated)
         assert record[0]["sentences"][0]["document_date"] == dated.dates[sentence]
         assert evidence_line({"evidence": record}) == f"raised by statements (+0.90 log-odds): {line}"

@@ -12,29 +12,39 @@ from causalgraph.text.extract import CUES, extract_topic
 
 CASES = {
     "led to": ("The storm led to severe flooding in the valley.", "The storm", "severe flooding in the valley"),
-    "leads to": ("Heavy snow leads to road closures across the region.", "Heavy snow", "road closures across the region"),
-    "lead to": ("Price rises could lead to mass protests in the capital.", "Price rises", "mass protests in the capital"),
-    "leading to": ("The dam broke, leading to the evacuation of the town.", "The dam broke", "the evacuation of the town"),
+    "leads to": ("Heavy snow leads to road closures across the region.", "Heavy snow",
+                 "road closures across the region"),
+    "lead to": ("Price rises could lead to mass protests in the capital.", "Price rises",
+                "mass protests in the capital"),
+    "leading to": ("The dam broke, leading to the evacuation of the town.", "The dam broke",
+                   "the evacuation of the town"),
     "resulted in": ("The crash resulted in two deaths on the highway.", "The crash", "two deaths on the highway"),
-    "results in": ("The policy results in higher fuel costs for farmers.", "The policy", "higher fuel costs for farmers"),
+    "results in": ("The policy results in higher fuel costs for farmers.", "The policy",
+                   "higher fuel costs for farmers"),
     "triggered": ("The arrest triggered riots in three cities.", "The arrest", "riots in three cities"),
     "prompted": ("The leak prompted an inquiry by the regulator.", "The leak", "an inquiry by the regulator"),
     "sparked": ("The verdict sparked protests outside the court.", "The verdict", "protests outside the court"),
     "caused": ("The earthquake caused a tsunami along the coast.", "The earthquake", "a tsunami along the coast"),
     "forced": ("The fire forced the closure of the main airport.", "The fire", "the closure of the main airport"),
-    "as a result": ("The bank failed and as a result thousands lost savings.", "The bank failed", "thousands lost savings"),
+    "as a result": ("The bank failed and as a result thousands lost savings.", "The bank failed",
+                    "thousands lost savings"),
     "because of": ("Flights were cancelled because of the volcanic ash.", "the volcanic ash", "Flights were cancelled"),
-    "because": ("The game was postponed because the pitch was flooded.", "the pitch was flooded", "The game was postponed"),
-    "due to": ("The launch was delayed due to bad weather at the site.", "bad weather at the site", "The launch was delayed"),
-    "in response to": ("Troops were deployed in response to the border attack.", "the border attack", "Troops were deployed"),
+    "because": ("The game was postponed because the pitch was flooded.", "the pitch was flooded",
+                "The game was postponed"),
+    "due to": ("The launch was delayed due to bad weather at the site.", "bad weather at the site",
+               "The launch was delayed"),
+    "in response to": ("Troops were deployed in response to the border attack.", "the border attack",
+                       "Troops were deployed"),
     "following": ("Markets fell sharply following the election result.", "the election result", "Markets fell sharply"),
     "after": ("After the gates jammed, the old dam failed.", "the gates jammed", "the old dam failed"),
     "in the wake of": ("Reforms began in the wake of the banking crisis.", "the banking crisis", "Reforms began"),
     "before": ("The team trained for months before the final match.", "The team trained for months", "the final match"),
     "prior to": ("Shares were sold prior to the merger announcement.", "Shares were sold", "the merger announcement"),
-    "ahead of": ("Police closed the roads ahead of the summit meeting.", "Police closed the roads", "the summit meeting"),
+    "ahead of": ("Police closed the roads ahead of the summit meeting.", "Police closed the roads",
+                 "the summit meeting"),
     "then": ("The levee broke and then the river flooded the farms.", "The levee broke", "the river flooded the farms"),
-    "subsequently": ("The minister resigned and subsequently the coalition collapsed.", "The minister resigned", "the coalition collapsed"),
+    "subsequently": ("The minister resigned and subsequently the coalition collapsed.", "The minister resigned",
+                     "the coalition collapsed"),
 }
 
 
@@ -80,13 +90,15 @@ def test_evidence_links_events_to_their_sentences():
                                "Roads were closed for a week. Schools stayed shut until Monday. "
                                "A football match was played in the town stadium.")]
     rain, flood, match = "Heavy rain fell for days.", "The river burst its banks.", "A football match was played."
-    analysis = analyse_topic(Topic(1, [Question("q", 1, flood, (rain, match, "Roads were closed.", "Schools shut."))], docs))
+    analysis = analyse_topic(Topic(1, [Question("q", 1, flood, (rain, match, "Roads were closed.", "Schools shut."))],
+                                   docs))
     sentences = analysis.extraction.sentences
     assert len(sentences) == 5
     node = {analysis.graph.nodes[n]["text"]: n for n in analysis.graph}
     assert analysis.evidence[node[rain]][0][1] == sentences[0].text  # each event's best sentence is its own
     assert analysis.evidence[node[match]][0][1] == sentences[4].text
-    row = {p: dict(zip(EVIDENCE_FEATURES, r)) for p, r in zip(analysis.doc_evidence.pairs, analysis.doc_evidence.features)}
+    row = {p: dict(zip(EVIDENCE_FEATURES, r))
+           for p, r in zip(analysis.doc_evidence.pairs, analysis.doc_evidence.features)}
     from_rain, from_match = row[(node[rain], node[flood])], row[(node[match], node[flood])]
     assert from_rain["nearby_sentences"] > from_match["nearby_sentences"]  # rain is next to the flood sentence
     assert from_rain["cue_forward"] > from_match["cue_forward"]  # "because of the rain"
@@ -111,7 +123,8 @@ def test_a_long_document_is_cut_into_pieces_that_join_back_to_it():
 
 def test_dependency_cues_over_the_whole_document_are_those_of_each_sentence():
     """One pass of the dependency matcher over the document finds what matching each sentence alone finds."""
-    from causalgraph.text.extract import DEPENDENCY_PATTERNS, _dependency_cue, dependency_cues, dependency_matcher, load_nlp
+    from causalgraph.text.extract import (DEPENDENCY_PATTERNS, _dependency_cue, dependency_cues, dependency_matcher,
+                                          load_nlp)
 
     doc = load_nlp()("The storm led to floods across the valley. Flights stopped after the eruption of the volcano. "
                      "The game was postponed because the pitch flooded overnight. Nothing happened on Sunday.")
@@ -130,13 +143,16 @@ def test_dependency_cues_over_the_whole_document_are_those_of_each_sentence():
 
 def test_dates_carry_after_and_an_earlier_date_only_with_a_sentence_relating_the_two():
     docs = [Document("d1", "", "On March 3, 2024, the football team won the cup in a muddy final. The dam failed on "
-                               "March 7, 2024 because the gates jammed on March 6. An inquiry opened on March 15, 2024.")]
+                               "March 7, 2024 because the gates jammed on March 6. An inquiry opened on March 15, "
+                               "2024.")]
     fail, cup = "The dam failed on March 7, 2024.", "The football team won the cup on March 3, 2024."
     gates, inquiry = "The gates jammed on March 6, 2024.", "An inquiry opened on March 15, 2024."
     analysis = analyse_topic(Topic(1, [Question("q", 1, fail, (cup, gates, inquiry, "Rain fell."))], docs))
     node = {analysis.graph.nodes[n]["text"]: n for n in analysis.graph}
-    row = {p: dict(zip(EVIDENCE_FEATURES, r)) for p, r in zip(analysis.doc_evidence.pairs, analysis.doc_evidence.features)}
-    before, related, after = row[(node[cup], node[fail])], row[(node[gates], node[fail])], row[(node[inquiry], node[fail])]
+    row = {p: dict(zip(EVIDENCE_FEATURES, r))
+           for p, r in zip(analysis.doc_evidence.pairs, analysis.doc_evidence.features)}
+    before, related, after = (row[(node[cup], node[fail])], row[(node[gates], node[fail])],
+                              row[(node[inquiry], node[fail])])
     # dated before and nothing relates it to the failure: the later dates read no date at all, as a topic without
     # dates; the benchmark's dates group reads the gap either way
     assert all(np.isnan(before[f]) for f in GROUPS["later dates"]) and before["text_date_gap"] == 4

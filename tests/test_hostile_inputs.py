@@ -18,7 +18,8 @@ import causalgraph as cg
 from causalgraph.analysis import cache
 from causalgraph.cli import answer, evaluate, visualize
 from causalgraph.config import DEMO_DATA
-from causalgraph.data import DataError, Document, Question, Topic, is_none_option, load_data, load_questions, normalize_text
+from causalgraph.data import (DataError, Document, Question, Topic, is_none_option, load_data, load_questions,
+                              normalize_text)
 from causalgraph.data.load import load_labelled
 from causalgraph.graph.topic import build_graph
 from causalgraph.readers.scores import load_reader_scores
@@ -51,7 +52,8 @@ def test_a_yaml_alias_bomb_is_refused_at_its_line(tmp_path):
     bomb = "topic:\n  - &a [x, x, x, x, x, x, x, x, x]\n"
     bomb += "".join(f"  - &{n} [{', '.join([f'*{p}'] * 9)}]\n" for p, n in zip("abcd", "bcde"))
     path = write(tmp_path, yaml_topic(head=bomb))
-    with pytest.raises(DataError, match=rf"^{path}:line 3: bad YAML \(an alias \(\*name\) is not read; write the value out\)$"):
+    with pytest.raises(DataError,
+                       match=rf"^{path}:line 3: bad YAML \(an alias \(\*name\) is not read; write the value out\)$"):
         load_data(path)
 
 
@@ -62,8 +64,10 @@ def test_yaml_nested_past_the_limit_is_one_line_naming_it(tmp_path):
 
 
 # what YAML 1.1 would read as a number, a date, a boolean or a float: an id keeps the text written
-yaml_scalars = (st.from_regex(r"0[0-7]{1,4}|0x[0-9A-F]{1,4}|[1-9]:[0-5][0-9](:[0-5][0-9])?|[1-9][0-9]{0,3}(\.[0-9]+)?(e[0-9])?"
-                              r"|20[0-9]{2}-[01][0-9]-[0-3][0-9]|yes|no|on|off|true|False|\.inf|\.nan|-\.inf", fullmatch=True)
+yaml_scalars = (st.from_regex(r"0[0-7]{1,4}|0x[0-9A-F]{1,4}|[1-9]:[0-5][0-9](:[0-5][0-9])?"
+                              r"|[1-9][0-9]{0,3}(\.[0-9]+)?(e[0-9])?"
+                              r"|20[0-9]{2}-[01][0-9]-[0-3][0-9]|yes|no|on|off|true|False|\.inf|\.nan|-\.inf",
+                              fullmatch=True)
                 | st.integers(10**30, 10**40).map(str))
 
 
@@ -83,7 +87,8 @@ days = st.dates(datetime.date(1, 1, 1), datetime.date(9999, 12, 31))
 def test_yaml_dates_and_date_times_keep_their_day_or_say_why_not(tmp_path_factory, caplog, day, time_of_day):
     caplog.clear()
     written = f"{day.year:04d}-{day.month:02d}-{day.day:02d}"
-    path = write(tmp_path_factory.mktemp("dates"), yaml_topic(documents=f"  - content: Rain fell.\n    date: {written}{time_of_day}\n"))
+    path = write(tmp_path_factory.mktemp("dates"),
+                 yaml_topic(documents=f"  - content: Rain fell.\n    date: {written}{time_of_day}\n"))
     [topic] = load_data(path)
     if 1900 <= day.year <= 2099:
         assert topic.documents[0].date == written and not caplog.text
@@ -96,7 +101,8 @@ def test_yaml_dates_and_date_times_keep_their_day_or_say_why_not(tmp_path_factor
 @pytest.mark.parametrize("written", ["2024-02-30", "2023-02-29", "2024-13-01"])
 def test_a_date_that_is_no_day_is_named_with_its_line_in_evaluate(tmp_path, capsys, caplog, written):
     path = write(tmp_path, yaml_topic(documents=f"  - content: Rain fell.\n    date: {written}\n",
-                                      head="topic_id: 1\n").replace("  - target_event", "  - id: q1\n    golden_answer: B\n    target_event"))
+                                      head="topic_id: 1\n").replace(
+        "  - target_event", "  - id: q1\n    golden_answer: B\n    target_event"))
     pred = write(tmp_path, json.dumps({"id": "q1", "answer": "B"}) + "\n", "p.jsonl")
     assert evaluate.main(["--pred", str(pred), "--gold", str(path)]) == 0
     assert "score 1.0000 over 1 question" in capsys.readouterr().out
@@ -190,8 +196,10 @@ def test_a_docs_json_folder_in_a_data_folder_is_named(tmp_path):
 
 
 def test_a_folder_of_both_layouts_is_refused(tmp_path):
-    write_questions(tmp_path / "aer" / "sample" / "questions.jsonl", [question_row("q1", 1, "The dam failed.", OPTIONS, "A")])
-    write_questions(tmp_path / "aer" / "test_data" / "questions.jsonl", [question_row("q2", 1, "The dam failed.", OPTIONS)])
+    write_questions(tmp_path / "aer" / "sample" / "questions.jsonl",
+                    [question_row("q1", 1, "The dam failed.", OPTIONS, "A")])
+    write_questions(tmp_path / "aer" / "test_data" / "questions.jsonl",
+                    [question_row("q2", 1, "The dam failed.", OPTIONS)])
     for load in (lambda: load_data(tmp_path / "aer"), lambda: load_labelled(tmp_path / "aer")):
         with pytest.raises(DataError, match=r"aer: mixes the two layouts \(sample/ and test_data/\); keep one"):
             load()
@@ -227,7 +235,8 @@ def test_a_null_topic_name_in_docs_json_is_refused(tmp_path):
 
 
 def test_none_offered_more_than_once_is_named(tmp_path, caplog):
-    path = write_questions(tmp_path / "q.jsonl", [question_row("q1", 1, "The dam failed.", [NONE, "Rain fell.", NONE, NONE])])
+    path = write_questions(tmp_path / "q.jsonl",
+                           [question_row("q1", 1, "The dam failed.", [NONE, "Rain fell.", NONE, NONE])])
     load_questions(path)
     assert (f"{path}:line 1: question 'q1' offers None of the others 3 times (option_A, option_C, option_D)"
             in caplog.text)
@@ -235,7 +244,8 @@ def test_none_offered_more_than_once_is_named(tmp_path, caplog):
 
 @pytest.mark.parametrize("text", ["\u200b", "...", "\u200b\u200d!?", "\u2014"])
 def test_an_option_with_no_letter_or_digit_is_refused_naming_the_field(tmp_path, text):
-    path = write_questions(tmp_path / "q.jsonl", [question_row("q1", 1, "The dam failed.", ["Rain fell.", text, "Snow.", NONE])])
+    path = write_questions(tmp_path / "q.jsonl",
+                           [question_row("q1", 1, "The dam failed.", ["Rain fell.", text, "Snow.", NONE])])
     with pytest.raises(DataError, match=r"q.jsonl:line 1: option_B of question 'q1' has no letter or digit"):
         load_questions(path)
 
@@ -281,7 +291,8 @@ def test_visualize_on_a_full_disk_is_one_line_and_writes_nothing(tmp_path, capsy
 
 def test_a_question_whose_options_all_repeat_its_target_is_answered_alone(tmp_path, caplog):
     rows = [question_row("q1", 1, "The dam failed.", OPTIONS),
-            question_row("q2", 1, "The dam failed.", ["The dam failed.", "the dam failed", "The dam failed!", "The dam failed."]),
+            question_row("q2", 1, "The dam failed.",
+                         ["The dam failed.", "the dam failed", "The dam failed!", "The dam failed."]),
             question_row("q3", 2, "The town flooded.", ["The dam failed.", "Rain fell.", "A cup was won.", NONE])]
     path = write_questions(tmp_path / "data" / "sample" / "questions.jsonl", rows)
     out = tmp_path / "p.jsonl"
@@ -390,7 +401,8 @@ def test_an_event_text_names_one_event_whatever_its_unicode_form(tmp_path, twin)
 
     target = "The café's dam failed."
     assert normalize_text(twin) == normalize_text(target)
-    for none in (NONE.replace("others", "oth\u200bers"), "Ｎｏｎｅ ｏｆ ｔｈｅ ｏｔｈｅｒｓ ａｒｅ ｃｏｒｒｅｃｔ ｃａｕｓｅｓ．",
+    for none in (NONE.replace("others", "oth\u200bers"),
+                 "Ｎｏｎｅ ｏｆ ｔｈｅ ｏｔｈｅｒｓ ａｒｅ ｃｏｒｒｅｃｔ ｃａｕｓｅｓ．",
                  unicodedata.normalize("NFD", NONE.upper()), ZERO_WIDTH + NONE):
         assert is_none_option(none)
     path = write_questions(tmp_path / "q.jsonl", [
@@ -412,13 +424,15 @@ def test_an_event_text_names_one_event_whatever_its_unicode_form(tmp_path, twin)
 def test_an_empty_or_blank_reader_file_is_an_error(tmp_path, capsys, text):
     scores = write(tmp_path, text, "r.jsonl")
     assert answer.main(["--demo", "--reader-scores", str(scores), "--quiet"]) == 2
-    assert capsys.readouterr().err == f"error: {scores}: holds no judgement (an empty file); give one line per question\n"
+    assert capsys.readouterr().err == (f"error: {scores}: holds no judgement (an empty file); "
+                                       "give one line per question\n")
 
 
 def test_gold_listing_none_beside_a_cause_is_refused_wherever_gold_is_read(tmp_path, capsys):
     from causalgraph.cli import calibrate
 
-    rows = [question_row("q1", 1, "The dam failed.", OPTIONS, "A,D"), question_row("q2", 1, "The town flooded.", OPTIONS, "B")]
+    rows = [question_row("q1", 1, "The dam failed.", OPTIONS, "A,D"),
+            question_row("q2", 1, "The town flooded.", OPTIONS, "B")]
     gold = write_questions(tmp_path / "mine" / "questions.jsonl", rows)
     message = "line 1: golden_answer 'A,D' of question 'q1' lists None of the others (D) beside a cause"
     with pytest.raises(DataError, match=rf"^{re.escape(f'{gold}:{message}')}$"):
@@ -454,7 +468,8 @@ def test_docs_json_reads_date_as_parsed_date_and_names_unknown_keys(tmp_path, ca
     assert [d.date for d in topic.documents] == ["2024-03-02", "2024-03-06", "", ""]
     warnings = [r.getMessage() for r in caplog.records]
     assert warnings == [
-        f"{folder / 'docs.json'}:topic entry 1: unknown field 'sources' ignored (a topic entry has topic_id, topic, docs)",
+        f"{folder / 'docs.json'}:topic entry 1: unknown field 'sources' ignored (a topic entry has topic_id, topic, "
+        "docs)",
         f"{folder / 'docs.json'}:topic entry 1, document 3 (and 1 more): unknown field 'pubdate' ignored (a "
         "document has id, title, content, snippet, source, parsed_date, date, link, imageUrl, section)"]
 
@@ -510,7 +525,8 @@ def test_the_cache_files_of_many_tiny_documents_do_not_grow_with_them(tmp_path, 
     # each document's reading and embeddings were a file apiece: 10,000 tiny documents left 21,020 files, each
     # write scanning the folder for debris
     read = []
-    monkeypatch.setattr(cache, "iter_readings", lambda documents: (read.append(d) or DocumentReading((), ()) for d in documents))
+    monkeypatch.setattr(cache, "iter_readings",
+                        lambda documents: (read.append(d) or DocumentReading((), ()) for d in documents))
     store = cache.AnalysisCache.open(tmp_path, "hub/name")
     documents = [Document(f"d{i}", "Note", f"Rain fell on day {i}.") for i in range(600)]
     assert store.read(documents[:200]) == [DocumentReading((), ())] * 200

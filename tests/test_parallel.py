@@ -69,7 +69,8 @@ def test_outcomes_come_back_in_input_order(workers):
 def test_an_input_error_keeps_its_type_across_processes():
     (outcome,) = list(map_ordered(bad_input, [7], workers=2))
     assert outcome.pid != os.getpid() and type(outcome.error) is DataError
-    assert (outcome.error.path, outcome.error.where, str(outcome.error)) == ("topics.jsonl", "line 7", "topics.jsonl:line 7: not a topic")
+    assert (outcome.error.path, outcome.error.where, str(outcome.error)) == ("topics.jsonl", "line 7",
+                                                                             "topics.jsonl:line 7: not a topic")
     (outcome,) = list(map_ordered(unpicklable, [7], workers=2))  # one that cannot travel says what it was
     assert type(outcome.error) is RuntimeError and outcome.failure == "RuntimeError: Unpicklable: 7: no"
 

@@ -65,7 +65,8 @@ def test_read_rejects_a_span_outside_the_text():
 
 def test_the_command_writes_a_line_per_input_line_in_order(tmp_path):
     data = tmp_path / "in.jsonl"
-    data.write_text(json.dumps({"id": "x", "text": CAUSAL, "pairs": [{"a": [49, 75], "b": [0, 43]}, {"a": [0, 43], "b": [49, 75]}]})
+    data.write_text(json.dumps({"id": "x", "text": CAUSAL,
+                                "pairs": [{"a": [49, 75], "b": [0, 43]}, {"a": [0, 43], "b": [49, 75]}]})
                     + "\n\n" + json.dumps({"id": 7, "text": PLAIN}) + "\n")
     done = run_read("--data", data, "--out", tmp_path / "out.jsonl", "--quiet")
     assert done.returncode == 0, done.stderr
@@ -79,9 +80,11 @@ def test_the_command_writes_a_line_per_input_line_in_order(tmp_path):
 @pytest.mark.parametrize("line, says", [
     ("{not json", "line 1: not JSON"),
     (json.dumps({"text": "a b"}), 'line 1: no "id"'),
-    (json.dumps({"id": "a", "text": "a b", "pairs": [{"a": [0, 1], "b": [2, 9]}]}), "pair 1 b: span [2, 9] lies outside"),
+    (json.dumps({"id": "a", "text": "a b", "pairs": [{"a": [0, 1], "b": [2, 9]}]}),
+     "pair 1 b: span [2, 9] lies outside"),
     (json.dumps({"id": "a", "text": "a b", "pairs": [{"a": [1, 1], "b": [0, 1]}]}), "pair 1 a: span [1, 1] is empty"),
-    (json.dumps({"id": "a", "text": "a b", "pairs": [{"a": [0, 1], "b": [3, 2]}]}), "pair 1 b: span [3, 2] is reversed"),
+    (json.dumps({"id": "a", "text": "a b", "pairs": [{"a": [0, 1], "b": [3, 2]}]}),
+     "pair 1 b: span [3, 2] is reversed"),
 ])
 def test_bad_input_gets_one_line_naming_the_line_and_writes_nothing(tmp_path, line, says):
     data = tmp_path / "in.jsonl"
@@ -114,9 +117,11 @@ def test_train_reader_model_writes_a_model_that_reads(tmp_path):
     docs = [{"id": f"{t}_1", "topic": str(t), "text": text, "sentences": [[0, 13], [14, 28], [29, 45]], "events": [],
              "relations": []} for t in (1, 2)]
     pairs = [{"a": [7, 12], "b": [22, 26]}, {"a": [22, 26], "b": [36, 44]}]
-    gold = [{"same_sentence": False, "causal": 1, "truth": "a_causes_b"}, {"same_sentence": False, "causal": 0, "truth": None}]
+    gold = [{"same_sentence": False, "causal": 1, "truth": "a_causes_b"},
+            {"same_sentence": False, "causal": 0, "truth": None}]
     (story / "train.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
-    (story / "train-text.jsonl").write_text("".join(json.dumps({"id": d["id"], "text": text, "pairs": pairs}) + "\n" for d in docs))
+    (story / "train-text.jsonl").write_text("".join(json.dumps({"id": d["id"], "text": text, "pairs": pairs}) + "\n"
+                                                    for d in docs))
     (story / "train-pairs.jsonl").write_text("".join(json.dumps({"id": d["id"], "pairs": gold}) + "\n" for d in docs))
     out = tmp_path / "reader"
     done = subprocess.run([sys.executable, "-m", "causalgraph.train", "--reader-model", out, "--causal-news", news,

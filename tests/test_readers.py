@@ -23,14 +23,17 @@ def write(path, lines):
 
 
 def test_hard_answers_become_verdicts_on_every_label(tmp_path):
-    reader = load_reader_scores(write(tmp_path / "sys.jsonl", [{"id": "q1", "answer": "A,C"}, {"id": "q2", "answer": "B"}]), QUESTIONS)
+    reader = load_reader_scores(write(tmp_path / "sys.jsonl",
+                                      [{"id": "q1", "answer": "A,C"}, {"id": "q2", "answer": "B"}]), QUESTIONS)
     assert reader.reader == str(tmp_path / "sys.jsonl") and reader.weight == 100  # named by the path as given
-    assert reader.judgements[("q1", "A")] == Judgement(verdict=True) and reader.judgements[("q1", "B")] == Judgement(verdict=False)
+    assert reader.judgements[("q1", "A")] == Judgement(verdict=True)
+    assert reader.judgements[("q1", "B")] == Judgement(verdict=False)
     assert reader.judgements[("q1", "A")].log_odds() == HARD_LOG_ODDS
 
 
 def test_probabilities_become_capped_log_odds(tmp_path):
-    reader = load_reader_scores(write(tmp_path / "p.jsonl", [{"id": "q1", "probs": {"A": 0.5, "B": 1.0, "C": 0.0}}]), QUESTIONS)
+    reader = load_reader_scores(write(tmp_path / "p.jsonl", [{"id": "q1", "probs": {"A": 0.5, "B": 1.0, "C": 0.0}}]),
+                                QUESTIONS)
     assert [reader.judgements[("q1", x)].log_odds() for x in "ABC"] == [0, 600, -600]
     assert ("q1", "D") not in reader.judgements
 
@@ -72,7 +75,8 @@ def fused(weight):
     ids = {graph.nodes[n]["text"]: n for n in graph}
     scores = {(ids[A], ids[T]): 0.9, (ids[B], ids[T]): 0.2, (ids[C], ids[T]): 0.1, (ids[D], ids[T]): 0.1,
               (ids[A], ids[B]): 0.9, (ids[C], ids[B]): 0.1, (ids[D], ids[B]): 0.1}
-    reader = ReaderJudgements("sys", {("q1", "A"): Judgement(verdict=False), ("q1", "B"): Judgement(verdict=True)}, weight)
+    reader = ReaderJudgements("sys", {("q1", "A"): Judgement(verdict=False), ("q1", "B"): Judgement(verdict=True)},
+                              weight)
     return topic, graph, scores, reader, solve_topic(graph, scores, params=SolverParams(bias=0), readers=(reader,))
 
 
@@ -81,7 +85,8 @@ def test_a_confident_reader_moves_the_answer_and_weight_zero_does_not():
     topic, graph, scores, reader, solution = fused(300)
     assert solution.answers["q1"] == {"B"}
     record = explain_question(topic.questions[0], graph, scores, solution, (reader,))
-    assert record["options"]["B"]["readers"] == [{"reader": "sys", "weight": 300, "reliability": "not estimated: weight 300% given (--reader-weight)",
+    assert record["options"]["B"]["readers"] == [{"reader": "sys", "weight": 300,
+                                                  "reliability": "not estimated: weight 300% given (--reader-weight)",
                                                       "probability": None, "verdict": True,
                                                   "log_odds": HARD_LOG_ODDS, "evidence": []}]
     assert record["options"]["C"]["readers"] == []
@@ -92,7 +97,8 @@ def test_answer_fuses_a_reader_file_and_explains_it(tmp_path, demo_dir, capsys):
     reader = write(tmp_path / "gold-reader.jsonl", [{"id": q, "answer": a} for q, a in gold.items()])
     out, explain = tmp_path / "p.jsonl", tmp_path / "e.jsonl"
     common = ["--data", str(demo_dir), "--split", "sample", "--quiet", "--out", str(out)]
-    assert answer.main([*common, "--explain", str(explain), "--reader-scores", str(reader), "--reader-weight", "1000"]) == 0
+    assert answer.main([*common, "--explain", str(explain), "--reader-scores", str(reader), "--reader-weight",
+                        "1000"]) == 0
     answers = {r["id"]: r["answer"] for r in map(json.loads, out.read_text().splitlines())}
     assert answers == gold  # a confident reader of the gold answers is followed wherever the rules allow
     record = json.loads(explain.read_text().splitlines()[0])
@@ -102,7 +108,8 @@ def test_answer_fuses_a_reader_file_and_explains_it(tmp_path, demo_dir, capsys):
                         "--reader-weight", "50"]) == 0
     printed = capsys.readouterr().out
     assert "readers: me yes (+147)" in printed and "readers: me no (-147)" in printed  # 294 x 50%
-    assert printed.count("\nreader me: not estimated: weight 50% given (--reader-weight)\n") == 1  # before the questions
+    assert printed.count("\nreader me: not estimated: weight 50% given "
+                         "(--reader-weight)\n") == 1  # before the questions
     assert answer.main(["--data", str(demo_dir), "--split", "sample", "--quiet", "--reader-scores", f"me={reader}",
                         "--reader-weight", "33"]) == 0
     printed = capsys.readouterr().out  # 294 x 33% = 97.02: clingo's division truncates, and so does the printout
@@ -110,7 +117,8 @@ def test_answer_fuses_a_reader_file_and_explains_it(tmp_path, demo_dir, capsys):
     for missing in (tmp_path / "none.jsonl", tmp_path):  # no such file; a folder
         with pytest.raises(SystemExit):
             answer.main([*common, "--reader-scores", str(missing)])
-        assert f"--reader-scores: {'no such file' if missing != tmp_path else str(tmp_path) + ' is a folder'}" in capsys.readouterr().err
+        assert (f"--reader-scores: {'no such file' if missing != tmp_path else str(tmp_path) + ' is a folder'}"
+                in capsys.readouterr().err)
     for bad in ("9999999999", "-5"):  # beyond clingo's weights; a weight that reads every judgement backwards
         with pytest.raises(SystemExit):
             answer.main([*common, "--reader-scores", str(reader), "--reader-weight", bad])

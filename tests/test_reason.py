@@ -120,12 +120,14 @@ def test_unsatisfiable_topic_drops_temporal_warns_and_keeps_the_other_groups(cap
               ("q3", FAIL, [FLOOD, GATES, CUP, NONE]))
     graph = build_graph(t)
     ids = {graph.nodes[n]["text"]: n for n in graph}
-    low = {(ids[x], ids[y]): 0.1 for x in (RAIN, CUP, INQUIRY, GATES) for y in (FAIL, FLOOD) if graph.has_edge(ids[x], ids[y])}
+    low = {(ids[x], ids[y]): 0.1 for x in (RAIN, CUP, INQUIRY, GATES) for y in (FAIL, FLOOD)
+           if graph.has_edge(ids[x], ids[y])}
     scores = {**low, (ids[FLOOD], ids[FAIL]): 0.6, (ids[FAIL], ids[FLOOD]): 0.6}
     after = {(ids[x], ids[y]) for x in (RAIN, CUP, INQUIRY) for y in (FAIL, FLOOD)}
     solution = solve_topic(graph, scores, after, params=SolverParams(none_prior=100))
     assert solution.dropped == ("temporal",)
-    assert "topic 1: program unsatisfiable; dropping rule group 'temporal' (unsat core: temporal, consistency)" in caplog.text
+    assert ("topic 1: program unsatisfiable; dropping rule group 'temporal' (unsat core: temporal, consistency)"
+            in caplog.text)
     assert solution.answers["q2"] == {"A"} and "A" not in solution.answers["q1"] and solution.answers["q3"] == {"D"}
     assert_valid_solution(graph, solution, after)
     record = explain_question(t.questions[2], graph, scores, solution)
@@ -163,7 +165,8 @@ def test_priors_select_every_repeated_option():
     probs = {(RAIN, FAIL): 0.1, (GATES, FAIL): 0.9, (CUP, FAIL): 0.1}
     solution = solve(t, probs)
     assert solution.answers["q1"] == {"A", "B", "C"}
-    assert [a for a in solution.forced if a.group == "priors"] == [Forced("priors", "q1", "A"), Forced("priors", "q1", "C")]
+    assert [a for a in solution.forced if a.group == "priors"] == [Forced("priors", "q1", "A"),
+                                                                   Forced("priors", "q1", "C")]
     assert solve(t, probs, without=["priors"]).answers["q1"] == {"B"}
 
 
@@ -282,7 +285,8 @@ def test_a_question_alone_is_the_topic_of_that_question():
         program = TopicProgram(topic_facts(graph, scores, after))
         for question in t.questions:
             result = program.solve(GATED, [question.qid])
-            own = TopicProgram(topic_facts(build_graph(Topic(1, [question])), *_rekeyed(graph, question, scores, after)))
+            own = TopicProgram(topic_facts(build_graph(Topic(1, [question])),
+                                           *_rekeyed(graph, question, scores, after)))
             expected = own.solve(GATED)
             # the topic may have a priority level (the None prior's) that this question alone lacks
             padded = (0,) * (len(result.cost) - len(expected.cost)) + expected.cost

@@ -52,7 +52,8 @@ def test_the_table_agrees_with_the_rule_files_and_the_solver():
         assert (f"#external active({group.name})." in text) == (group.switchable or bool(group.relaxable))
         for c in group.constants:
             assert f"#const {c.name} = " in text and (c.param is None or c.param in fields), c
-    assert RELAXABLE == ("temporal", "consistency", "priors") and SWITCHABLE == ("none", "consistency", "priors", "optimize")
+    assert RELAXABLE == ("temporal", "consistency", "priors") and SWITCHABLE == ("none", "consistency", "priors",
+                                                                                 "optimize")
     assert PRIORS["none"] == (frozenset({"priors"}), 0)
     args = SolverParams(bias=5, none_prior=7, doc_order=1, mediated=2).clingo_args()
     assert sorted(zip(args[1::2], args[::2])) == [("bias=5", "-c"), ("doc_order=1", "-c"), ("mediated=2", "-c"),
@@ -103,7 +104,8 @@ ids = {graph.nodes[n]["text"]: n for n in graph}
 scores = {(ids[e], ids[texts[0]]): p for e, p in zip(texts[1:], (0.9, 0.6, 0.55, 0.05))}
 answer = lambda without=(), **params: ",".join(sorted(solve_topic(graph, scores, without=frozenset(without),
                                                                   params=SolverParams(bias=0, **params)).answers["q1"]))
-record = explain_question(question, graph, scores, solve_topic(graph, scores, params=SolverParams(bias=0), explain=True))
+record = explain_question(question, graph, scores,
+                          solve_topic(graph, scores, params=SolverParams(bias=0), explain=True))
 analysis = types.SimpleNamespace(graph=graph, after=frozenset(), timeline=None, topic=Topic(1, [question]))
 ablation.held_out_edges = lambda analyses, models, held=None: (analyses, [scores])
 rows = ablation.ablation_rows([analysis], [None], SolverParams(bias=0))

@@ -35,7 +35,8 @@ def test_the_guard_fails_on_an_unsatisfiable_program():
 
 def test_core_answers_every_question():
     # 2^3 choices of three options, less the empty one
-    run(["core"], QUESTION, Assert(Exact(7), Or(Contains("cause(1,0)"), Contains("cause(2,0)"), Contains("cause(3,0)"))))
+    run(["core"], QUESTION,
+        Assert(Exact(7), Or(Contains("cause(1,0)"), Contains("cause(2,0)"), Contains("cause(3,0)"))))
 
 
 def test_core_leaves_an_inactive_question_unanswered():
@@ -45,7 +46,8 @@ def test_core_leaves_an_inactive_question_unanswered():
 
 def test_core_never_selects_the_target_itself():
     facts = 'question("q1"). q_active("q1"). target("q1",0). option("q1","A",0). option("q1","B",2).'
-    run(["core"], facts, Assert(All(), Not(Contains('select("q1","A")'))), Assert(All(), Contains("excluded(core,0,0)")))
+    run(["core"], facts, Assert(All(), Not(Contains('select("q1","A")'))),
+        Assert(All(), Contains("excluded(core,0,0)")))
 
 
 def test_none_is_selected_exactly_when_no_real_option_is():
@@ -57,12 +59,15 @@ def test_none_is_selected_exactly_when_no_real_option_is():
 
 def test_none_holds_only_while_assumed():
     facts = QUESTION + ' none_option("q1","D").'
-    run(["core", "none"], facts, Assert(All(), And(Not(Contains('select("q1","D")')), Not(Contains('forced(none,"q1","D")')))))
+    run(["core", "none"], facts,
+        Assert(All(), And(Not(Contains('select("q1","D")')), Not(Contains('forced(none,"q1","D")')))))
 
 
 def test_none_prior_wins_over_edge_evidence_by_priority():
-    facts = QUESTION + ' none_option("q1","D"). score(1,0,600). score(2,0,600). score(3,0,600). active(none). active(optimize).'
-    run(["core", "none", "optimize"], facts, Assert(All(), Implies(Optimal(), Contains('select("q1","D")'))), optimal=True)
+    facts = QUESTION + (' none_option("q1","D"). score(1,0,600). score(2,0,600). score(3,0,600). active(none).'
+                        ' active(optimize).')
+    run(["core", "none", "optimize"], facts, Assert(All(), Implies(Optimal(), Contains('select("q1","D")'))),
+        optimal=True)
 
 
 def test_consistency_carries_a_pair_across_questions_and_bans_mutual_causes():
@@ -99,7 +104,8 @@ def test_priors_hold_only_while_assumed():
 
 def test_temporal_excludes_a_cause_dated_after_its_target():
     facts = QUESTION + " later(1,0,dates). active(temporal)."
-    run(["core", "temporal"], facts, Assert(All(), And(Not(Contains("cause(1,0)")), Contains("excluded(temporal,1,0)"))))
+    run(["core", "temporal"], facts,
+        Assert(All(), And(Not(Contains("cause(1,0)")), Contains("excluded(temporal,1,0)"))))
 
 
 def test_temporal_relaxed_neither_excludes_nor_explains():
@@ -114,7 +120,8 @@ def test_temporal_documents_order_is_a_cost_not_a_ban(doc_order, chosen):
     facts = QUESTION + " later(1,0,documents). score(1,0,500). score(2,0,200). active(temporal). active(optimize)."
     best = Contains("cause(1,0)") if chosen else Not(Contains("cause(1,0)"))
     run(["core", "temporal", "optimize"], facts, Assert(All(), Implies(Optimal(), best)),
-        Assert(All(), Not(Contains("excluded(temporal,1,0)"))), optimal=True, arguments=["-c", f"doc_order={doc_order}"])
+        Assert(All(), Not(Contains("excluded(temporal,1,0)"))), optimal=True,
+        arguments=["-c", f"doc_order={doc_order}"])
 
 
 @pytest.mark.parametrize("bias, chosen", [(0, ["A", "B"]), (300, ["A"])])

@@ -57,7 +57,8 @@ def test_unwritable_outputs_are_found_before_any_work(demo_copy, tmp_path, capsy
     if os.geteuid() != 0:  # root writes anywhere
         locked = tmp_path / "locked"
         locked.mkdir(mode=0o500)
-        assert answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl"), "--explain", str(locked / "new" / "e.jsonl")) == 2
+        assert answer_demo(demo_copy, "--out", str(tmp_path / "p.jsonl"), "--explain",
+                           str(locked / "new" / "e.jsonl")) == 2
         assert "--explain" in capsys.readouterr().err and not (tmp_path / "p.jsonl").exists()
 
 
@@ -106,14 +107,16 @@ def test_numeric_options_out_of_range_are_usage_errors(demo_copy, tmp_path, caps
 
 def test_two_none_options_in_one_question_are_answered(tmp_path):
     rows = [question_row("q1", 1, "The dam failed.", ["Rain fell.", NONE, "Gates jammed.", NONE]),
-            question_row("q2", 1, "The town flooded.", ["The dam failed.", "Rain fell.", "A cup was won.", "Gates jammed."])]
+            question_row("q2", 1, "The town flooded.",
+                         ["The dam failed.", "Rain fell.", "A cup was won.", "Gates jammed."])]
     write_questions(tmp_path / "data" / "sample" / "questions.jsonl", rows)
     out, explain = tmp_path / "p.jsonl", tmp_path / "e.jsonl"
     assert answer_demo(tmp_path / "data", "--out", str(out), "--explain", str(explain)) == 0
     answers = {r["id"]: r["answer"] for r in map(json.loads, out.read_text().splitlines())}
     assert set(answers) == {"q1", "q2"} and all(answers.values())
     page = tmp_path / "page.html"
-    assert visualize.main(["--data", str(tmp_path / "data"), "--split", "sample", "--topics", "1", "--out", str(page)]) == 0
+    assert visualize.main(["--data", str(tmp_path / "data"), "--split", "sample", "--topics", "1", "--out",
+                           str(page)]) == 0
 
 
 @pytest.mark.parametrize("value, shown", [("1e400", "inf"), ("1.7", "1.7"), ("true", "True"), ('"x"', "'x'")])
@@ -161,7 +164,8 @@ def test_train_rejects_too_few_folds(tmp_path, capsys, folds, message):
 def test_train_names_a_missing_folder_and_too_many_folds(tmp_path, demo_dir, capsys):
     assert train.main(["--data", str(tmp_path / "nowhere")]) == 2
     assert "nowhere: no such data folder" in capsys.readouterr().err
-    assert train.main(["--data", str(demo_dir), "--folds", "5", "--resize-to", "none", "--out", str(tmp_path / "m.joblib")]) == 2
+    assert train.main(["--data", str(demo_dir), "--folds", "5", "--resize-to", "none", "--out",
+                       str(tmp_path / "m.joblib")]) == 2
     assert "--folds 5 is more than the 1 labelled topics" in capsys.readouterr().err
 
 
@@ -176,7 +180,8 @@ def test_ctrl_c_prints_one_line_and_exits_130(capsys):
 
 def test_a_byte_order_mark_is_accepted(tmp_path):
     path = tmp_path / "q.jsonl"
-    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(question_row("q1", 1, "T.", ["a b.", "c d.", "e f.", "g h."])).encode() + b"\n")
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(question_row("q1", 1, "T.",
+                                                               ["a b.", "c d.", "e f.", "g h."])).encode() + b"\n")
     assert load_questions(path)[0].qid == "q1"
 
 
@@ -221,7 +226,8 @@ def special_files(folder):
 
 
 @pytest.mark.parametrize("option", ["--out", "--explain", "--timings"])
-def test_an_output_that_is_a_device_or_a_pipe_is_refused_before_any_work(demo_copy, tmp_path, capsys, monkeypatch, option):
+def test_an_output_that_is_a_device_or_a_pipe_is_refused_before_any_work(demo_copy, tmp_path, capsys, monkeypatch,
+                                                                         option):
     monkeypatch.setattr(answer, "run_topics", lambda *a: pytest.fail("topics answered before the outputs were checked"))
     extra = [] if option == "--out" else ["--out", str(tmp_path / "p.jsonl")]
     for node in special_files(tmp_path):
@@ -297,7 +303,8 @@ def test_a_run_killed_at_any_point_leaves_no_mix_and_the_next_run_cleans_up(tmp_
     for point in range(20):
         for path in outputs:
             path.write_text(f"old {path.name}\n")
-        run = subprocess.run([sys.executable, "-c", KILLER, str(point), *map(str, outputs)], capture_output=True, text=True)
+        run = subprocess.run([sys.executable, "-c", KILLER, str(point), *map(str, outputs)], capture_output=True,
+                             text=True)
         if run.returncode == 0:
             break
         assert run.returncode == -9, run.stderr
@@ -407,7 +414,8 @@ def test_reader_file_names_that_are_not_utf8_or_ascii_work_under_the_c_locale(de
     odd = scores_file(tmp_path / os.fsdecode(b"r\xff.jsonl"), lambda r: "A")
     accented = scores_file(tmp_path / "r\u00e9.jsonl", lambda r: "B")
     explain = tmp_path / "e.jsonl"
-    assert answer_demo(demo_copy, "--out", str(tmp_path / "warm.jsonl")) == 0  # the subprocess reads its analysis cached
+    assert answer_demo(demo_copy, "--out",
+                       str(tmp_path / "warm.jsonl")) == 0  # the subprocess reads its analysis cached
     env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0"}  # file names are ASCII here, the rest is surrogate escapes
     run = subprocess.run([os.fsencode(a) for a in (sys.executable, "-m", "causalgraph.answer", "--data", str(demo_copy),
                                                       "--split", "sample", "--quiet", "--explain", str(explain),

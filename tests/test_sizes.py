@@ -123,7 +123,8 @@ def test_answer_warns_once_about_thin_topics(labelled, tmp_path, caplog):
 
 
 def test_a_model_loads_when_its_features_are_known(tmp_path):
-    for features, loads in ((QUESTION_FEATURES, True), (STRUCTURE_FEATURES, True), ((*QUESTION_FEATURES, "gone"), False)):
+    for features, loads in ((QUESTION_FEATURES, True), (STRUCTURE_FEATURES, True),
+                            ((*QUESTION_FEATURES, "gone"), False)):
         path = tmp_path / "m.joblib"
         path.write_bytes(dump_scorer({"aer": EdgeScorer(features=features)}, "all-MiniLM-L6-v2"))
         if loads:

@@ -31,7 +31,8 @@ def loaded_after(command: str, argv: list[str]) -> tuple[str, list[str]]:
 
 
 @pytest.mark.parametrize("command", ["answer", "read", "visualize", "evaluate", "train", "ablation", "calibrate",
-                                     "lab.scorer.sizes", "lab.solver.timeline", "lab.scorer.nli", "lab.scorer.encoders"])
+                                     "lab.scorer.sizes", "lab.solver.timeline", "lab.scorer.nli",
+                                     "lab.scorer.encoders"])
 def test_help_loads_no_model_or_solver(command):
     assert loaded_after(command, ["--help"]) == ("0", [])
 

@@ -40,7 +40,8 @@ def test_relative_dates_resolve_against_the_document_date(text, expected):
 
 def test_days_later_counts_from_the_last_date_the_document_stated():
     assert relative_date("Three days later, the plant closed", SUNDAY) is None
-    assert relative_date("Three days later, the plant closed", SUNDAY, datetime.date(2024, 3, 5)) == PartialDate(2024, 3, 8)
+    assert (relative_date("Three days later, the plant closed", SUNDAY, datetime.date(2024, 3, 5))
+            == PartialDate(2024, 3, 8))
 
 
 def test_the_anchor_is_the_publication_date_else_the_latest_full_date_stated():
@@ -141,7 +142,8 @@ def test_document_dates_and_train_evidence_load(tmp_path, caplog):
         [{"topic_id": "11", "doc_leads": [{"title": "Lead", "content": "Rain fell on the town."}],
           "passages": ["Gates jammed as the water rose.", "Gates jammed as the water rose."]}]))
     plain = {t.topic_id: t for t in load_labelled(root)}
-    assert [d.date for d in plain[1].documents] == ["2025-09-28", "", ""] and "date '2023-02-30' is no such day; ignored" in caplog.text
+    assert ([d.date for d in plain[1].documents] == ["2025-09-28", "", ""]
+            and "date '2023-02-30' is no such day; ignored" in caplog.text)
     assert plain[11].documents == []
     with_evidence = {t.topic_id: t for t in load_labelled(root, evidence=True)}
     assert [d.title for d in with_evidence[11].documents] == ["Lead", "retrieved passage", "retrieved passage"]

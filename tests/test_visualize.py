@@ -188,7 +188,8 @@ def test_cli_errors(tmp_path, two_topics, capsys):
     assert "holds 2 topics; choose one with --topics (1, 2)" in capsys.readouterr().err
     assert visualize.main(["--data", str(two_topics), "--split", "sample", "--topics", "9", "--out", "x.html"]) == 2
     assert "unknown topic 9" in capsys.readouterr().err
-    result = subprocess.run([sys.executable, "-m", "causalgraph", "visualize", "--help"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "causalgraph", "visualize", "--help"], capture_output=True,
+                            text=True)
     assert result.returncode == 0 and "--topics" in result.stdout
     # the help says what the page shows, not where the source is
     assert ".py" not in result.stdout and "what decided it" in " ".join(result.stdout.split())

@@ -175,5 +175,6 @@ def _assemble(topic: Topic, graph: nx.DiGraph, extraction: TopicExtraction, evid
     second reading's, as the table's second)."""
     table = pair_table(graph, structure_features(graph, vectors), evidence.features)
     if second is not None:
-        table = table.with_second(pair_table(graph, structure_features(graph, second.vectors), second.evidence.features))
+        table = table.with_second(pair_table(graph, structure_features(graph, second.vectors),
+                                             second.evidence.features))
     return TopicAnalysis(topic, graph, table, extraction, evidence, vectors, encoder, second)

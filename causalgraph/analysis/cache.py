@@ -4,16 +4,16 @@ the embeddings of its sentences and cue clauses (`evidence.retrieve.embed_readin
 
 A document's entries are keyed by what they depend on: its title, text and date, the installed packages, the
 reading code (READING_CODE) and, for the embeddings, the encoder and how it embeds (VECTORS_CODE), so that topics
-sharing documents (a topic cut in pieces, a rerun with other questions) read and embed each document once. A topic's entry is keyed by its questions, the digests of the documents it
-reads, the encoder (its name and, for a local model, its files), the installed packages and the analysis code
-(ANALYSIS_CODE). Changing any of them misses the cache; editing a rule file, the scorer or the page template does
-not. A topic's entry is a pickle written to a temporary file and renamed into place; the documents' entries are
-pickles in one SQLite file (DOCUMENTS), each written in a transaction of its own, so that their files do not
-grow with the documents (10,000 tiny documents made 21,020 files, each write scanning the folder). Either way
-parallel workers can share one folder and a reader never sees a half-written entry. An entry records its format
-and key, and one whose type, format or key does not match is recomputed and replaced, with a warning that names
-it. Entries are pickles, and unpickling runs code: the cache folder must be writable only by users the reader
-trusts (it is the user's own ~/.cache/causalgraph by default); an entry, or a cache folder, that another user
+sharing documents (a topic cut in pieces, a rerun with other questions) read and embed each document once. A topic's
+entry is keyed by its questions, the digests of the documents it reads, the encoder (its name and, for a local model,
+its files), the installed packages and the analysis code (ANALYSIS_CODE). Changing any of them misses the cache; editing
+a rule file, the scorer or the page template does not. A topic's entry is a pickle written to a temporary file and
+renamed into place; the documents' entries are pickles in one SQLite file (DOCUMENTS), each written in a transaction of
+its own, so that their files do not grow with the documents (10,000 tiny documents made 21,020 files, each write
+scanning the folder). Either way parallel workers can share one folder and a reader never sees a half-written entry. An
+entry records its format and key, and one whose type, format or key does not match is recomputed and replaced, with a
+warning that names it. Entries are pickles, and unpickling runs code: the cache folder must be writable only by users
+the reader trusts (it is the user's own ~/.cache/causalgraph by default); an entry, or a cache folder, that another user
 owns or could have written (config.untrusted, as ssh judges its keys) is neither read nor written, with a
 warning.
 """
@@ -79,7 +79,8 @@ def code_version(entries: tuple[str, ...] = ANALYSIS_CODE) -> str:
 @lru_cache(maxsize=None)
 def environment_version() -> str:
     """Hash of the Python version and every installed distribution with its version."""
-    dists = sorted({f"{d.metadata['Name'] if 'Name' in d.metadata else ''}=={d.version}" for d in metadata.distributions()})
+    dists = sorted({f"{d.metadata['Name'] if 'Name' in d.metadata else ''}=={d.version}"
+                    for d in metadata.distributions()})
     return hashlib.sha256("\n".join([sys.version, *dists]).encode()).hexdigest()
 
 
@@ -103,7 +104,8 @@ def _json_default(value):
 
 def document_digest(document: Document) -> str:
     """Hash of what reading a document depends on: its title, text and date (see text.extract.document_text)."""
-    return hashlib.sha256(json.dumps([document.title, document.content, document.date], ensure_ascii=False).encode()).hexdigest()
+    return hashlib.sha256(json.dumps([document.title, document.content, document.date],
+                                     ensure_ascii=False).encode()).hexdigest()
 
 
 def topic_digest(topic: Topic, documents: bool = True) -> str:
@@ -142,7 +144,8 @@ class AnalysisCache:
 
     def vectors_salt(self, encoder: str) -> str:
         """The salt of the entries of the documents' embeddings by `encoder`."""
-        return hashlib.sha256(f"{code_version(VECTORS_CODE)}\n{environment_version()}\n{encoder_version(encoder)}".encode()).hexdigest()
+        return hashlib.sha256(f"{code_version(VECTORS_CODE)}\n{environment_version()}\n"
+                              f"{encoder_version(encoder)}".encode()).hexdigest()
 
     def path(self, topic: Topic) -> Path:
         key = hashlib.sha256(f"{self.salt}\n{topic_digest(topic, self.documents)}".encode()).hexdigest()

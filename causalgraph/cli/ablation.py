@@ -28,7 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     topics, shapes, _ = inputs
     progress = not args.quiet
     analyses = labelled_analyses(topics, args.encoder, progress)
-    with step(f"cutting each topic into copies of the {args.resize_to} split's topic shapes and of every size", progress):
+    with step(f"cutting each topic into copies of the {args.resize_to} split's topic shapes and of every size",
+              progress):
         copies = blend_copies(analyses, shapes)
     held = copies[2]
     params = SolverParams(bias=args.bias)
@@ -40,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
         models = fold_blends(analyses, copies, args.folds, shipped_bands())
     print(format_table(ablation_rows(analyses, models, params, progress=progress)), flush=True)
     if held is not None:
-        print(f"\n## Held-out topics cut to the {args.resize_to} split's topic shapes ({describe_held(held, shapes)})\n")
+        print(f"\n## Held-out topics cut to the {args.resize_to} split's topic shapes "
+              f"({describe_held(held, shapes)})\n")
         print(format_table(ablation_rows(analyses, models, params, held, progress)))
     return 0
 

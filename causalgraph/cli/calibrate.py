@@ -22,7 +22,8 @@ from .cv import cv_inputs, cv_parser
 
 def build_parser():
     parser = cv_parser("calibrate", __doc__, encoder=False, bias=True, resize=False)  # the shipped scorer's encoder
-    parser.add_argument("--reader-scores", type=parse_reader_spec, action="append", required=True, metavar="[NAME=]FILE",
+    parser.add_argument("--reader-scores", type=parse_reader_spec, action="append", required=True,
+                        metavar="[NAME=]FILE",
                         help="a reader's answers or probabilities for the questions of --split, named NAME or by the "
                              "path as given (repeatable: readers calibrated together)")
     parser.add_argument("--split", default="dev", choices=("train", "dev", "sample"),
@@ -63,8 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     analyses = answer_analyses(topics, progress=progress)
     report = calibration_cv(analyses, readers, shipped_biases() if by_size else bias, args.folds, progress=progress)
     print(f"{plural(len(readers), 'reader')} on {plural(report.questions, 'question')} of {args.split}; grouped "
-          f"{args.folds}-fold CV over {plural(len(topics), 'topic')}, scored on the {report.topics} held-out topics cut "
-          f"to those questions, {'the shipped bias by topic size' if by_size else f'bias {bias}'}\n")
+          f"{args.folds}-fold CV over {plural(len(topics), 'topic')}, scored on the {report.topics} held-out topics "
+          f"cut to those questions, {'the shipped bias by topic size' if by_size else f'bias {bias}'}\n")
     print(report.table())
     print()
     for cal in report.calibrations:

@@ -26,13 +26,17 @@ def cv_parser(command: str, doc: str, encoder: bool = True, bias: bool = False, 
     if encoder:
         parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="sentence-transformers path or hub name")
     if resize:
-        parser.add_argument("--resize-to", default="test", help="split whose topic shapes (questions, None offers) the training and held-out copies are cut to; 'none' for whole topics only")
+        parser.add_argument("--resize-to", default="test",
+                            help="split whose topic shapes (questions, None offers) the training and held-out copies "
+                                 "are cut to; 'none' for whole topics only")
     if bias:
-        parser.add_argument("--bias", type=weight, help="precision bias (log-odds x 100); default: the shipped scorer's")
+        parser.add_argument("--bias", type=weight,
+                            help="precision bias (log-odds x 100); default: the shipped scorer's")
     return parser
 
 
-def cv_inputs(args: argparse.Namespace, evidence: bool = False, bias: bool = True) -> tuple[list, list[TopicShape], int] | None:
+def cv_inputs(args: argparse.Namespace, evidence: bool = False,
+              bias: bool = True) -> tuple[list, list[TopicShape], int] | None:
     """The labelled topics, the target topic shapes and the precision bias (--bias, else the shipped
     scorer's; 0 where `bias` is False, so that `train` never reads the model it replaces); None, after printing
     the error, when the data cannot be read."""

@@ -52,7 +52,8 @@ def format_report(report: Report, scope: str = "") -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = command_parser("evaluate", __doc__)
-    parser.add_argument("--pred", required=True, help='predictions: JSONL of {"id", "answer"}, as `answer --out` writes')
+    parser.add_argument("--pred", required=True,
+                        help='predictions: JSONL of {"id", "answer"}, as `answer --out` writes')
     parser.add_argument("--gold", required=True, type=Path,
                         help="questions.jsonl with golden_answer, JSONL of {id, answer}, or your own topics with "
                              "golden_answer (a folder holding questions.jsonl, or a .json/.yaml topic file)")
@@ -88,7 +89,8 @@ def read_gold(path: Path) -> Gold:
     labelled = [q for q in questions if q.gold is not None]
     if not labelled:
         raise DataError(path, None, "no question with a golden_answer")
-    return Gold({q.qid: q.gold for q in labelled if q.gold is not None}, {q.qid: q.none_label is not None for q in labelled},
+    return Gold({q.qid: q.gold for q in labelled if q.gold is not None},
+                {q.qid: q.none_label is not None for q in labelled},
                 {q.qid: q.topic_id for q in labelled}, len(questions) - len(labelled))
 
 
@@ -100,14 +102,16 @@ def main(argv: list[str] | None = None) -> int:
         read = read_gold(args.gold)
         gold, offers_none, topic_of = read.answers, read.offers_none, read.topic_of
         if args.topics and not topic_of:
-            raise DataError(args.gold, None, "--topics needs the gold questions with their topic ids (a questions.jsonl "
+            raise DataError(args.gold, None,
+                            "--topics needs the gold questions with their topic ids (a questions.jsonl "
                                              "or a topic folder or file), not {id, answer} lines")
     except (DataError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     unknown = sorted(set(predicted) - set(gold))
     if unknown:
-        print(f"warning: {plural(len(unknown), 'predicted id')} not in the gold file, e.g. {unknown[0]}", file=sys.stderr)
+        print(f"warning: {plural(len(unknown), 'predicted id')} not in the gold file, e.g. {unknown[0]}",
+              file=sys.stderr)
     every = "every question of the gold file" + " with a golden_answer" * bool(read.unlabelled)
     if args.all:
         scored, scope = gold, every

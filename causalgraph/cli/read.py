@@ -20,7 +20,8 @@ def build_parser():
     parser.add_argument("--data", type=Path, required=True, help='input JSON lines: {"id", "text", "pairs" (optional)}')
     parser.add_argument("--out", type=Path, required=True, help="where to write the readings (JSON lines)")
     parser.add_argument("--model", type=Path, default=None,
-                        help="a reader model folder (`python -m causalgraph.train --reader-model`); default the shipped one")
+                        help="a reader model folder (`python -m causalgraph.train --reader-model`); default the "
+                             "shipped one")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 

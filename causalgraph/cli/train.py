@@ -74,16 +74,19 @@ def model_card(args: argparse.Namespace, blends: dict[str, SizeBlend], reports: 
     docs = id_ranges(t.topic_id for t in topics if t.documents) or "none"
     return f"""# Edge scorer: P(E directly caused T), a size blend
 
-- Two scikit-learn HistGradientBoostingClassifiers (max_iter={aer.structure.max_iter}, learning_rate={aer.structure.learning_rate},
+- Two scikit-learn HistGradientBoostingClassifiers (max_iter={aer.structure.max_iter}, \
+learning_rate={aer.structure.learning_rate},
   max_leaf_nodes={aer.structure.max_leaf_nodes}, random_state {aer.structure.random_state}):
   - the structure scorer, over the question features: {", ".join(aer.structure.features or ())};
   - the evidence scorer, over the question and size features and the document evidence groups
-    {", ".join(SHIPPED_GROUPS)}: {", ".join(f for f in aer.evidence.features or () if f not in (aer.structure.features or ()))}.
+    {", ".join(SHIPPED_GROUPS)}: \
+{", ".join(f for f in aer.evidence.features or () if f not in (aer.structure.features or ()))}.
 - Their log-odds are mixed by the topic's size band, each band with its own precision bias (log-odds x 100),
   chosen by grouped CV on held-out topics cut to {", ".join(map(str, BAND_SIZES))} questions, whole, and cut
   to the shapes of the `{args.resize_to}` split{f" ({describe_shapes(shapes)})" if shapes else ""}. A topic
   without documents is scored by the structure scorer alone.
-- Training pairs: the labelled topics whole, plus {TRAIN_COPIES if shapes else 0} copies of each cut to the answered split's topic shapes
+- Training pairs: the labelled topics whole, plus {TRAIN_COPIES if shapes else 0} copies of each cut to the answered \
+split's topic shapes
   (both scorers) and, for the evidence scorer, copies of {", ".join(map(str, SIZE_COPIES))} questions.
 - `--priors none`: the same, trained without the None-structure features on the questions that do not offer
   None, and answered without the construction priors (rules: {", ".join(sorted(PRIORS["none"][0]))} off, None
@@ -91,7 +94,8 @@ def model_card(args: argparse.Namespace, blends: dict[str, SizeBlend], reports: 
 - Encoder: `{args.encoder}` (frozen; the evidence stage uses its int8 version).
 - Data: every labelled question of `{args.data}` (train + dev + sample): {plural(len(topics), 'topic')}; documents
   for topics {docs} (topics 11-36 read the partial evidence of train-evidence/).
-- Command: `python -m causalgraph.train --data {args.data} --folds {args.folds} --resize-to {args.resize_to} --out {args.out}{" --force" if args.force else ""}`
+- Command: `python -m causalgraph.train --data {args.data} --folds {args.folds} --resize-to {args.resize_to} --out \
+{args.out}{" --force" if args.force else ""}`
 {environment_line()}
 
 {chr(10).join(reports[p] for p in blends)}
@@ -106,7 +110,8 @@ def build_parser():
                         "required: the shipped model inside the package is replaced only with --force. With --reader, "
                         "a folder, and without it the reader is only measured")
     parser.add_argument("--force", action="store_true",
-                        help=f"let --out write inside the installed package, e.g. over the shipped {DEFAULT_MODEL.name}")
+                        help="let --out write inside the installed package, e.g. over the shipped "
+                             f"{DEFAULT_MODEL.name}")
     parser.add_argument("--workers", type=positive(int), default=1, help="processes that solve the held-out topics")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--user-topics", nargs="+", type=Path, metavar="FOLDER",
@@ -116,7 +121,8 @@ def build_parser():
     reader.add_argument("--reader", choices=["crossencoder"], help="train this reader instead of the edge scorer")
     reader.add_argument("--base", default=DEFAULT_ENCODER, help="encoder to fine-tune: local path or hub name")
     reader.add_argument("--epochs", type=positive(int), default=None,
-                        help=f"fine-tuning epochs (default {CROSSENCODER_EPOCHS}; {STATEMENT_EPOCHS} for --reader-model)")
+                        help=f"fine-tuning epochs (default {CROSSENCODER_EPOCHS}; {STATEMENT_EPOCHS} for "
+                             "--reader-model)")
     reader.add_argument("--seed", type=int, default=0, help="seed of the fine-tuning (default 0)")
     reader.add_argument("--no-evidence", dest="evidence", action="store_false", help="read the question text alone")
     statements = parser.add_argument_group("the reader of causal statements (--reader-model FOLDER)")
@@ -136,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.reader_model is not None:
         if args.data or args.user_topics or args.reader or args.out:
-            parser.error("--reader-model trains the reader of causal statements alone: drop --data, --user-topics, --reader and --out")
+            parser.error("--reader-model trains the reader of causal statements alone: drop --data, --user-topics, "
+                         "--reader and --out")
         if args.reader_model.resolve().is_relative_to(PACKAGE_DIR) and not args.force:
             parser.error(f"--reader-model {args.reader_model} is inside the installed package (the shipped reader "
                          "lives there); add --force to write there")
@@ -152,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give --data (the AER data, to train the edge scorer or --reader) or --user-topics, not both")
     if args.user_topics:
         if args.out is None or not args.out.is_file():
-            parser.error("--user-topics replaces the --priors none scorer of a model file: give --out MODEL, an existing one")
+            parser.error("--user-topics replaces the --priors none scorer of a model file: give --out MODEL, an "
+                         "existing one")
         if args.out.resolve().is_relative_to(PACKAGE_DIR) and not args.force:
             parser.error(f"--out {args.out} is inside the installed package (the shipped model lives there); "
                          "add --force to write there")
@@ -219,13 +227,17 @@ def user_card(card: str, args: argparse.Namespace, report, topics: list, sets: l
 
 ## `--priors none`: a user's own topics
 
-- Two HistGradientBoostingClassifiers (max_iter={USER_PARAMS["max_iter"]}, max_leaf_nodes={USER_PARAMS["max_leaf_nodes"]}, learning rate 0.05,
+- Two HistGradientBoostingClassifiers (max_iter={USER_PARAMS["max_iter"]}, \
+max_leaf_nodes={USER_PARAMS["max_leaf_nodes"]}, learning rate 0.05,
   random_state 0) over {", ".join(user_features())}: one over the documents as the model's encoder reads them, one
   as {SECOND_ENCODER} reads them; their mean log-odds times {SHARPEN:g}.
-- Trained on every candidate pair of the user-style topics in {", ".join(f"`{f}`" for f in args.user_topics)} ({plural(len(topics), 'topic')}),
-  answered without the construction priors (rules: {", ".join(sorted(PRIORS["none"][0]))} off, None prior weight {PRIORS["none"][1]}).
+- Trained on every candidate pair of the user-style topics in {", ".join(f"`{f}`" for f in args.user_topics)} \
+({plural(len(topics), 'topic')}),
+  answered without the construction priors (rules: {", ".join(sorted(PRIORS["none"][0]))} off, None prior weight \
+{PRIORS["none"][1]}).
 - Precision bias {report.bias}, chosen on the held-out answers of every topic (folds leave one topic out).
-- Command: `python -m causalgraph.train --user-topics {" ".join(map(str, args.user_topics))} --out {args.out}{" --force" if args.force else ""}`, after the command above.
+- Command: `python -m causalgraph.train --user-topics {" ".join(map(str, args.user_topics))} --out \
+{args.out}{" --force" if args.force else ""}`, after the command above.
 {environment_line()}
 
 Folds leave one topic out; each topic is solved at the bias chosen on the other topics' held-out answers:
@@ -255,7 +267,8 @@ def user_main(args: argparse.Namespace) -> int:
             loaded = load_data(folder)
             unlabelled = [q.qid for t in loaded for q in t.questions if q.gold is None]
             if unlabelled:
-                raise DataError(folder, None, f"question {unlabelled[0]} has no golden_answer: train on labelled topics")
+                raise DataError(folder, None,
+                                f"question {unlabelled[0]} has no golden_answer: train on labelled topics")
             sets.append((folder, list(range(len(topics), len(topics) + len(loaded)))))
             topics += loaded
         check_run_outputs(args, {"--out": args.out, "its model card": card})
@@ -264,12 +277,15 @@ def user_main(args: argparse.Namespace) -> int:
         return 2
     start = time.time()
     cache = AnalysisCache.open(default_cache_dir(), saved["encoder"], second=SECOND_ENCODER)
-    analyses = [cache.analyse(t)[0] for t in tqdm(topics, desc="analysing", unit="topic", disable=args.quiet, file=sys.stderr)]
-    say = (lambda line: None) if args.quiet else (lambda line: print(f"[{time.time() - start:.0f}s] {line}", file=sys.stderr))
+    analyses = [cache.analyse(t)[0]
+                for t in tqdm(topics, desc="analysing", unit="topic", disable=args.quiet, file=sys.stderr)]
+    say = (lambda line: None) if args.quiet else (lambda line: print(f"[{time.time() - start:.0f}s] {line}",
+                                                                     file=sys.stderr))
     scorer, report = train_user_scorer(analyses, say)
     scorers = {**saved["scorers"], "none": scorer}
     model = dump_scorer(scorers, saved["encoder"])
-    text = user_card(card.read_text(encoding="utf-8") if card.is_file() else "", args, report, analyses, sets, len(model))
+    text = user_card(card.read_text(encoding="utf-8") if card.is_file() else "", args, report, analyses, sets,
+                     len(model))
     print(text[text.index("## `--priors none`"):])
     write_files({args.out: model, card: text})
     print(f"wrote {args.out} and {card} in {time.time() - start:.0f}s")

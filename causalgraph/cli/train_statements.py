@@ -42,7 +42,8 @@ def reader_card(args: argparse.Namespace, settings, lines: list[str], counts: di
 - The pair head's odds of a link are scaled so that 0.5 reads as the threshold of the best held-out F1 on
   EventStoryLine's pairs (the cross-validation below; `link_thresholds` in reader.json), within a sentence and
   across sentences{f": {thresholds}" if thresholds else " (none: no cross-validation)"}.
-- Command: `python -m causalgraph.train --reader-model {args.reader_model} --reader-folds {args.reader_folds}{" --force" if args.force else ""}`
+- Command: `python -m causalgraph.train --reader-model {args.reader_model} --reader-folds \
+{args.reader_folds}{" --force" if args.force else ""}`
 {environment_line()}
 
 Cross-validation, {args.reader_folds} folds: fold i holds out the i-th part of the Causal News Corpus's documents

@@ -34,11 +34,13 @@ def visualize_topic(reasoner: Reasoner, topic: Topic, path: str | Path, progress
     calibrations), score and solve it, then write its page; with `progress`, a bar of the two steps on stderr."""
     from ..view.page import render_topic
 
-    with tqdm(total=2, desc="analysing, scoring and solving", unit="step", disable=not progress, file=sys.stderr) as bar:
+    with tqdm(total=2, desc="analysing, scoring and solving", unit="step", disable=not progress,
+              file=sys.stderr) as bar:
         solved = reasoner.run([topic]).solve()
         bar.update()
         bar.set_description("writing the page")
-        page = render_topic(solved.analysis, solved.probabilities, solved.solution, path, solved.readers, solved.evidence)
+        page = render_topic(solved.analysis, solved.probabilities, solved.solution, path, solved.readers,
+                            solved.evidence)
         bar.update()
     return page
 
@@ -73,11 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--demo", action="store_true", help="the built-in demo topic")
     source.add_argument("--data", type=Path, metavar="PATH",
-                        help="your own topics (a folder holding questions.jsonl, or a .json/.yaml topic file), or an AER "
-                             "data folder with splits")
-    parser.add_argument("--split", choices=SPLITS, help="the split of an AER data folder holding --topics (default test)")
+                        help="your own topics (a folder holding questions.jsonl, or a .json/.yaml topic file), or an "
+                             "AER data folder with splits")
+    parser.add_argument("--split", choices=SPLITS,
+                        help="the split of an AER data folder holding --topics (default test)")
     parser.add_argument("--topics", type=parse_topics, metavar="ID",
-                        help="the topic to draw, as answer's --topics names topics (required where --data holds several)")
+                        help="the topic to draw, as answer's --topics names topics (required where --data holds "
+                             "several)")
     parser.add_argument("--out", type=Path, help="HTML page to write (default: topicN.html)")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="trained edge scorer (joblib)")
     add_document_chars_option(parser)
@@ -102,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         topics = load_data(data, split, args.topics, args.max_document_chars)
         if len(topics) > 1:
             raise DataError(data, None, f"holds {len(topics)} topics; choose one with --topics "
-                                        f"({', '.join(str(t.topic_id) for t in topics[:10])}{', ...' if len(topics) > 10 else ''})")
+                                        f"({', '.join(str(t.topic_id) for t in topics[:10])}"
+                                        f"{', ...' if len(topics) > 10 else ''})")
         out = args.out or Path(f"topic{topics[0].topic_id}.html")
         check_run_outputs(args, {"--out": out})
         from ..api import Reasoner

@@ -85,7 +85,8 @@ def regular_file(path: str | os.PathLike) -> bool:
     if stat.S_ISREG(mode):
         return True
     kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else
-            "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file")
+            "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "not a file")
     raise DataError(path, None, f"is {kind}, not a regular file to read")
 
 
@@ -156,7 +157,8 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as err:
                 bad = raw[err.start : err.start + 1]
-                raise DataError(path, f"line {lineno}", f"not valid UTF-8 (byte {bad!r} at offset {start + err.start})") from None
+                raise DataError(path, f"line {lineno}",
+                                f"not valid UTF-8 (byte {bad!r} at offset {start + err.start})") from None
             if not line.strip():
                 continue
             obj = _parse_json(line, path, lineno)
@@ -215,7 +217,8 @@ def load_questions(path: str | os.PathLike) -> list[Question]:
     for lineno, obj in read_jsonl(path):
         question = parse_question(obj, path, f"line {lineno}")
         if question.qid in seen:
-            raise DataError(path, f"line {lineno}", f"duplicate question id {shown(question.qid)} (first on line {seen[question.qid]})")
+            raise DataError(path, f"line {lineno}",
+                            f"duplicate question id {shown(question.qid)} (first on line {seen[question.qid]})")
         seen[question.qid] = lineno
         for name in unknown_fields(obj):
             unknown.setdefault(name, []).append(lineno)
@@ -294,7 +297,8 @@ def parse_documents(data, path: Path, max_document_chars: int = MAX_DOCUMENT_CHA
             unknown.setdefault(("topic entry", key), []).append(where)
         docs = []
         for j, doc in enumerate(entry["docs"], start=1):
-            at = f"{where}, document {j}" if getattr(doc, "line", None) is None else f"line {doc.line}, {where}, document {j}"
+            at = (f"{where}, document {j}" if getattr(doc, "line", None) is None
+                  else f"line {doc.line}, {where}, document {j}")
             text = (doc.get("content") or doc.get("snippet") or "") if isinstance(doc, dict) else None
             if not isinstance(text, str):
                 raise DataError(path, at, "expected an object with a string 'content'")
@@ -353,7 +357,8 @@ def check_one_layout(root: Path) -> None:
                 held[layout].append(folder)
     if held[0] and held[1]:
         raise DataError(root, None, f"mixes the two layouts ({held[0][0].name}/ and {held[1][0].name}/); keep one: "
-                                    f"{', '.join(s + '/' for s in SPLITS)} or {', '.join(s + '_data/' for s in SPLITS)}")
+                                    f"{', '.join(s + '/' for s in SPLITS)} or "
+                                    f"{', '.join(s + '_data/' for s in SPLITS)}")
 
 
 def split_dir(root: str | os.PathLike, split: str) -> Path:
@@ -613,11 +618,13 @@ def load_topic_file(path: str | os.PathLike, max_document_chars: int = MAX_DOCUM
             q_where = _at(obj, f"topic {i + 1}, question {j + 1}")
             if not isinstance(obj, dict):
                 raise DataError(path, q_where, "expected an object with 'target_event' and 'option_A' .. 'option_D'")
-            question = parse_question({"topic_id": topic_id, "id": f"{id_prefix}q{len(seen) + 1}", **obj}, path, q_where)
+            question = parse_question({"topic_id": topic_id, "id": f"{id_prefix}q{len(seen) + 1}", **obj}, path,
+                                      q_where)
             if question.topic_id != topic_id:
                 raise DataError(path, q_where, f"topic_id {question.topic_id} is not its topic's ({topic_id})")
             if question.qid in seen:
-                raise DataError(path, q_where, f"duplicate question id {shown(question.qid)} (first in {seen[question.qid]})")
+                raise DataError(path, q_where,
+                                f"duplicate question id {shown(question.qid)} (first in {seen[question.qid]})")
             if unknown := unknown_fields(obj):
                 _warn(path, q_where, f"unknown field{'s' * (len(unknown) > 1)} {', '.join(map(shown, unknown))} "
                                      f"ignored (a question has {', '.join(QUESTION_KEYS)})")
@@ -638,9 +645,9 @@ def load_data(path: str | os.PathLike, split: str | None = None, topics: Iterabl
               max_document_chars: int = MAX_DOCUMENT_CHARS) -> list[Topic]:
     """The topics of any input a user may give: a JSON or YAML topic file (load_topic_file), a folder that
     holds questions.jsonl and, optionally, docs.json itself (a user's own topics: no split), a folder of such
-    topic folders and topic files (topic_entries), or an AER data folder in either layout (`split`, default test); `topics` restricts to those ids. Documents are cut at
-    `max_document_chars` characters, with a warning; a file given or implied that is there but is no regular
-    file (a dangling link, a FIFO, a folder) is a DataError naming it."""
+    topic folders and topic files (topic_entries), or an AER data folder in either layout (`split`, default test);
+    `topics` restricts to those ids. Documents are cut at `max_document_chars` characters, with a warning; a file given
+    or implied that is there but is no regular file (a dangling link, a FIFO, a folder) is a DataError naming it."""
     path = Path(path)
     if not path.is_dir() and (os.path.lexists(path) or path.suffix in TOPIC_FILE_SUFFIXES):
         if split is not None:

@@ -49,14 +49,17 @@ BLANK = np.array([0.0 if f in NOTHING_READ else np.nan for f in EVIDENCE_FEATURE
 WINDOW = 2  # sentences either side that count as "nearby"
 SOURCE_MIN = 0.5  # relevance (or clause similarity) a sentence needs to be named as a source of its feature
 # What each statement says of the cause candidate, as the role of the sentence that states it.
-STATED = {"stated_cause": "states it as a cause of the target", "stated_consequence": "states it as a consequence of the target",
-          "stated_not_cause": "states that it was not the cause", "stated_before": "states that it came before the target",
+STATED = {"stated_cause": "states it as a cause of the target",
+          "stated_consequence": "states it as a consequence of the target",
+          "stated_not_cause": "states that it was not the cause",
+          "stated_before": "states that it came before the target",
           "stated_after": "states that it came after the target",
           "stated_cause_across": "with the next sentence, states it as a cause of the target",
           "stated_consequence_across": "with the next sentence, states it as a consequence of the target",
           "read_cause": "states it as a cause of the target, as the trained reader reads it",
           "read_consequence": "states it as a consequence of the target, as the trained reader reads it",
-          "read_cause_across": "with a near sentence, states it as a cause of the target, as the trained reader reads it",
+          "read_cause_across": "with a near sentence, states it as a cause of the target, "
+                               "as the trained reader reads it",
           "read_consequence_across": "with a near sentence, states it as a consequence of the target, as the trained "
                                      "reader reads it"}
 
@@ -144,7 +147,8 @@ class PairReader:
     @staticmethod
     def _related(values: dict[str, float]) -> bool:
         """Whether a sentence relates the two events: tells both, or a cue or a statement joins them."""
-        joined = [values["same_sentence"], *(values[f"{p}_{d}"] for p in ("cue", "dependency_cue") for d in ("forward", "backward"))]
+        joined = [values["same_sentence"],
+                  *(values[f"{p}_{d}"] for p in ("cue", "dependency_cue") for d in ("forward", "backward"))]
         return max(joined) >= SOURCE_MIN or any(values[f] > 0 for f in STATEMENT_FEATURES)
 
     def _documents(self, e, t, values, sources) -> None:
@@ -217,13 +221,15 @@ class PairReader:
             best: dict[str, tuple[float, CueMatch | None]] = {"forward": (0.0, None), "backward": (0.0, None)}
             for cue in (c for c in cues if c.source == source):
                 sims = self.event_vectors[[e, t]] @ np.stack(self.cue_vectors[cue]).T  # (E, T) x (cause, effect)
-                for direction, value in (("forward", min(sims[0, 0], sims[1, 1])), ("backward", min(sims[1, 0], sims[0, 1]))):
+                for direction, value in (("forward", min(sims[0, 0], sims[1, 1])),
+                                         ("backward", min(sims[1, 0], sims[0, 1]))):
                     if value > best[direction][0]:
                         best[direction] = (float(value), cue)
             for direction, (value, found) in best.items():
                 values[f"{prefix}_{direction}"] = value
                 if found is not None and direction == "forward" and value >= SOURCE_MIN:
-                    sources.append(Source(f"{prefix}_forward", found.sentence, f"'{found.cue}': the cause, then the target"))
+                    sources.append(Source(f"{prefix}_forward", found.sentence,
+                                          f"'{found.cue}': the cause, then the target"))
 
     def _statements(self, e, t, values, sources) -> None:
         values.update(dict.fromkeys(STATEMENT_FEATURES, 0.0))

@@ -56,7 +56,8 @@ def iter_vectors(readings: Iterable[DocumentReading], encoder: str) -> Iterator[
     groups = [[s.text for s in r.sentences] + [t for c in r.cues for t in (c.cause, c.effect)] for r in readings]
     with contextlib.closing(encode_groups(groups, encoder, QUANTIZED)) as encoded:  # stopped early: so is it
         for r, vectors in zip(readings, encoded):
-            yield DocumentVectors(vectors[: len(r.sentences)], vectors[len(r.sentences):].reshape(-1, 2, vectors.shape[1]))
+            yield DocumentVectors(vectors[: len(r.sentences)],
+                                  vectors[len(r.sentences):].reshape(-1, 2, vectors.shape[1]))
 
 
 def embed_readings(readings: list[DocumentReading], encoder: str) -> list[DocumentVectors]:

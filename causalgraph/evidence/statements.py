@@ -24,7 +24,8 @@ CONNECTIVES: dict[str, tuple[str, str]] = {
                      "caused", "causing", "triggered", "triggering", "prompted", "prompting", "sparked", "sparking",
                      "forced", "forcing", "drove", "pushed", "brought down", "set off", "gave rise to",
                      "contributed to", "was behind", "were behind", "as a result", "as a consequence",
-                     "consequently", "therefore", "which meant", "meaning that", "so", "knocking out", "knocked out", "reflected in"),
+                     "consequently", "therefore", "which meant", "meaning that", "so", "knocking out", "knocked out",
+                     "reflected in"),
                     ("causal", "forward")),
     **dict.fromkeys(("because of", "because", "due to", "owing to", "caused by", "triggered by", "prompted by",
                      "sparked by", "driven by", "brought on by", "set off by", "in response to", "as a result of",
@@ -140,7 +141,8 @@ def within(me: Mention, mt: Mention, cues: list[Connective]) -> list[str]:
     return stated
 
 
-def across(first_cues: list[Connective], next_cues: list[Connective], first: Mention, first_is_cause: bool) -> list[str]:
+def across(first_cues: list[Connective], next_cues: list[Connective], first: Mention,
+           first_is_cause: bool) -> list[str]:
     """What two near sentences of a document state, the first telling one event and the next the other. A causal
     connective opening the next sentence ("As a result", "That prompted") makes the first event the cause, and
     so does a backward one as its first word, whose clause refers back ("Because of this, ...", "Amid the

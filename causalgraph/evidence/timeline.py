@@ -50,7 +50,8 @@ class Timeline:
 def build_timeline(extraction: TopicExtraction, texts: list[str], norms: list[str], retrieval: Retrieval,
                    event_vectors: np.ndarray, cue_vectors: dict[CueMatch, tuple[np.ndarray, np.ndarray]]) -> Timeline:
     """The timeline of the events (`texts`, `norms`: rows of the `retrieval` and of `event_vectors`) from the
-    extraction's sentences and cue matches (`cue_vectors`: their clauses' vectors). An event's date is the one its own text states, else that of its best dated mention (sentence
+    extraction's sentences and cue matches (`cue_vectors`: their clauses' vectors). An event's date is the one its own
+    text states, else that of its best dated mention (sentence
     -1 in `dates` stands for the event's text)."""
     mentions: dict[str, tuple[int, ...]] = {}
     dates: dict[str, tuple[PartialDate, int]] = {}
@@ -67,7 +68,8 @@ def build_timeline(extraction: TopicExtraction, texts: list[str], norms: list[st
     before: dict[tuple[str, str], Edge] = {}
     for a, (da, sa) in dates.items():
         for b, (db, sb) in dates.items():
-            if a != b and is_after(db, da) and max(sa, sb) >= 0:  # two event texts: later(E,T,dates) in rules/temporal.lp
+            # two event texts: later(E,T,dates) in rules/temporal.lp
+            if a != b and is_after(db, da) and max(sa, sb) >= 0:
                 before[(a, b)] = Edge("dates", tuple(s for s in (sa, sb) if s >= 0))
     causes: dict[tuple[str, str], Edge] = {}
     if cue_vectors and len(event_vectors):
@@ -87,7 +89,8 @@ def build_timeline(extraction: TopicExtraction, texts: list[str], norms: list[st
     return Timeline(mentions, dates, {p: e for p, e in before.items() if p not in conflicts}, causes)
 
 
-def timeline_graph(timeline: Timeline, extraction: TopicExtraction, documents, texts: dict[str, str]) -> nx.MultiDiGraph:
+def timeline_graph(timeline: Timeline, extraction: TopicExtraction, documents,
+                   texts: dict[str, str]) -> nx.MultiDiGraph:
     """Events, the sentences that mention them and their documents as one graph: `mentions` edges from
     sentence to event, `in` from sentence to document, and `before` and `causes` edges between events, each
     with its basis and the text of its sentences (attributes are strings and numbers, for GraphML)."""

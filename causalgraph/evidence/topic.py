@@ -59,7 +59,8 @@ def read_evidence(extraction: TopicExtraction, embedded: DocumentVectors, graph:
     features = np.array([f for f, _ in read]).reshape(len(pairs), len(EVIDENCE_FEATURES))
     mentions = {n: [(extraction.titles[extraction.sentences[s].doc], extraction.sentences[s].text)
                     for s, _ in retrieval.best(n)] for n in range(len(texts)) if extraction.sentences}
-    timeline = build_timeline(extraction, texts, [graph.nodes[n]["norm"] for n in graph], retrieval, vectors, cue_vectors)
+    timeline = build_timeline(extraction, texts, [graph.nodes[n]["norm"] for n in graph], retrieval, vectors,
+                              cue_vectors)
     after = frozenset(later_pairs(dict(enumerate(texts)), pairs))
     events = read_document_events(extraction, cue_vectors, vectors)
     return DocumentEvidence(pairs, features, tuple(tuple(s) for _, s in read), timeline, after, mentions, events)

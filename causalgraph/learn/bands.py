@@ -55,7 +55,8 @@ def band_of(questions: int, limits=BAND_LIMITS) -> int:
 def blended(structure: dict, evidence: dict, weight: float) -> dict:
     """The size blend's probabilities at one weight (see SizeBlend.predict_proba)."""
     pairs = list(structure)
-    mixed = mix(np.array([structure[p] for p in pairs]), np.array([evidence[p] for p in pairs]), np.full(len(pairs), weight))
+    mixed = mix(np.array([structure[p] for p in pairs]), np.array([evidence[p] for p in pairs]),
+                np.full(len(pairs), weight))
     return dict(zip(pairs, map(float, mixed)))
 
 
@@ -78,8 +79,10 @@ def grid_scores(held: HeldOutPair, priors: str = "aer", workers: int = 1) -> dic
     processes."""
     n = len(held.topics)
     bounds = np.linspace(0, n, min(workers, max(n, 1)) + 1).astype(int)
-    parts = [HeldOutPair(held.topics[a:b], held.structure[a:b], held.evidence[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
-    done = Parallel(n_jobs=len(parts))(delayed(_grid_part)(p, priors) for p in parts) if len(parts) > 1 else [_grid_part(parts[0], priors)]
+    parts = [HeldOutPair(held.topics[a:b], held.structure[a:b], held.evidence[a:b])
+             for a, b in zip(bounds[:-1], bounds[1:])]
+    done = Parallel(n_jobs=len(parts))(delayed(_grid_part)(p, priors)
+                                       for p in parts) if len(parts) > 1 else [_grid_part(parts[0], priors)]
     return {k: np.concatenate([d[k] for d in done]) for k in done[0]}
 
 

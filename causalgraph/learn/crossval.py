@@ -1,4 +1,5 @@
-"""Cross-validation of the whole path with scikit-learn's folds grouped by topic, and a topic-level bootstrap interval."""
+"""Cross-validation of the whole path with scikit-learn's folds grouped by topic, and a topic-level bootstrap
+interval."""
 
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ def none_split(analysis: TopicAnalysis) -> tuple[list[bool], list[int], list[int
     return offers, [i for i, o in enumerate(offers) if o], [i for i, o in enumerate(offers) if not o]
 
 
-def resized_copies(analyses: list[TopicAnalysis], shapes: list[TopicShape], copies: int, seed: int = 0) -> list[list[TopicAnalysis]]:
+def resized_copies(analyses: list[TopicAnalysis], shapes: list[TopicShape], copies: int,
+                   seed: int = 0) -> list[list[TopicAnalysis]]:
     """For each topic, `copies` versions restricted to a random subset of its questions, each with the
     shape of a topic drawn from `shapes` (those of the split to be answered), as far as the topic's own None
     and other questions go: test topics hold fewer questions per event, and offer None 2.5 times as often,

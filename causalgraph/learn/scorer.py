@@ -36,10 +36,12 @@ def pair_frame(tables: list[PairTable]) -> pd.DataFrame:
 
 class EdgeScorer(ClassifierMixin, BaseEstimator):
     """Gradient-boosted trees over the named pair `features` (a DataFrame's columns, so their order cannot drift;
-    None: every column of X, of any array-like, as scikit-learn's `check_estimator` passes them). The structural features interact strongly, which a linear model cannot use. `bias` is the precision bias
-    (log-odds x 100) that the solver subtracts from every selected label; `train` chooses it by grouped CV."""
+    None: every column of X, of any array-like, as scikit-learn's `check_estimator` passes them). The structural
+    features interact strongly, which a linear model cannot use. `bias` is the precision bias (log-odds x 100) that the
+    solver subtracts from every selected label; `train` chooses it by grouped CV."""
 
-    def __init__(self, features: tuple[str, ...] | None = QUESTION_FEATURES, max_iter: int = 150, learning_rate: float = 0.05,
+    def __init__(self, features: tuple[str, ...] | None = QUESTION_FEATURES, max_iter: int = 150,
+                 learning_rate: float = 0.05,
                  max_leaf_nodes: int = 8, bias: int = 0, random_state: int = 0):
         self.features = features
         self.max_iter = max_iter
@@ -174,7 +176,8 @@ class ReadingBlend:
             return np.zeros((0, 2))
         names = list(self.second.features or ())
         if not {second_reading(f) for f in names} <= set(X.columns):
-            raise ValueError(f"this scorer reads the documents twice: the table has no reading by {self.second_encoder}")
+            raise ValueError("this scorer reads the documents twice: the table has no reading by "
+                             f"{self.second_encoder}")
         second = self.second.predict_proba(second_frame(X, names))[:, 1]
         z = self.sharpen * (logit(self.first.predict_proba(X)[:, 1]) + logit(second)) / 2
         p = 1 / (1 + np.exp(-z))
@@ -256,7 +259,8 @@ def model_scorer(saved: dict, path: str | Path, priors: str = "aer") -> tuple[Sc
     naming the file where it holds no scorer for that setting, or one for other features."""
     scorers = saved["scorers"]
     if priors not in scorers:
-        raise DataError(path, None, f"no scorer for --priors {priors} in this model (it has {', '.join(sorted(scorers))})")
+        raise DataError(path, None,
+                        f"no scorer for --priors {priors} in this model (it has {', '.join(sorted(scorers))})")
     scorer = scorers[priors]
     if not scorer.features or not set(scorer.features) <= set(FEATURES):
         raise DataError(path, None, "made for other features; retrain with `python -m causalgraph.train`")
@@ -273,7 +277,8 @@ def load_model(path: str | Path) -> dict:
     except Exception as err:
         raise DataError(path, None, f"not a causalgraph model file ({type(err).__name__}: {err})") from None
     scorers = saved.get("scorers") if isinstance(saved, dict) else None
-    if not isinstance(scorers, dict) or not scorers or not all(isinstance(s, (EdgeScorer, SizeBlend, ReadingBlend)) for s in scorers.values()):
+    if not isinstance(scorers, dict) or not scorers or not all(isinstance(s, (EdgeScorer, SizeBlend, ReadingBlend))
+                                                               for s in scorers.values()):
         raise DataError(path, None, "not a causalgraph model file (no edge scorer in it)")
     return saved
 

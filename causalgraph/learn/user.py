@@ -71,7 +71,8 @@ def topic_scores(analysis: TopicAnalysis, probabilities: dict, bias: int) -> lis
     """The AER score of each labelled question of the topic, solved under priors none at this bias."""
     without, none_prior = PRIORS["none"]
     solution = solve_analysis(analysis, probabilities, without, SolverParams(bias=bias, none_prior=none_prior))
-    return [question_score(solution.answers[q.qid], gold) for q in analysis.topic.questions if (gold := q.gold) is not None]
+    return [question_score(solution.answers[q.qid], gold) for q in analysis.topic.questions
+            if (gold := q.gold) is not None]
 
 
 def chosen_biases(totals: dict[int, list[float]]) -> tuple[list[int], int]:

@@ -62,7 +62,8 @@ def structure_edges(analyses: list[TopicAnalysis], pieces: Sequence[TopicAnalysi
     calls, learn.bands.blend_copies), with the shipped scorer's bands. With a `seed`, the topics are shuffled
     into the folds (a repeat of the CV)."""
     copies = copies or blend_copies(analyses, shapes or [TopicShape.of(p.topic) for p in pieces])
-    models = dict(zip([a.topic.topic_id for a in analyses], fold_blends(analyses, copies, folds, shipped_bands(), seed)))
+    models = dict(zip([a.topic.topic_id for a in analyses],
+                      fold_blends(analyses, copies, folds, shipped_bands(), seed)))
     return [edge_scores(p.table, models[p.topic.topic_id]) for p in pieces]
 
 
@@ -131,7 +132,8 @@ def without_gold(readers: Sequence[ReaderJudgements], runs: Sequence[Run], scale
     topics (those of the other folds included, whose gold it never reads), as `answer` calibrates over the
     split it answers. `evidence`: each run's `option_evidence`, where it is at hand."""
     trust = TrustSettings(scale=scale, min_open=min_open)
-    return per_run(runs, lambda analyses, edges, known: weigh_readers(readers, known or option_evidence(analyses, edges),
+    return per_run(runs,
+                   lambda analyses, edges, known: weigh_readers(readers, known or option_evidence(analyses, edges),
                                                                       trust), evidence)
 
 
@@ -245,9 +247,11 @@ class CalibrationReport:
     def table(self) -> str:
         rows = ["| setting | fused CV score |", "|---|---|", f"| structure model alone | {self.structure:.4f} |"]
         rows += [f"| reader {name} alone | {score:.4f} |" for name, score in self.alone.items()]
-        rows.append(f"| no gold, scale {SCALE:g} (the default without --reader-calibration) | {self.without_gold:.4f} |")
+        rows.append(f"| no gold, scale {SCALE:g} (the default without --reader-calibration) | {self.without_gold:.4f} "
+                    "|")
         rows += [f"| gold of the other folds' topics, scale {s:g} | {v:.4f} |" for s, v in self.by_scale.items()]
-        rows.append(f"| nested: each outer fold's best scale ({', '.join(f'{c:g}' for c in self.chosen)}) | {self.nested:.4f} |")
+        rows.append(f"| nested: each outer fold's best scale ({', '.join(f'{c:g}' for c in self.chosen)}) | "
+                    f"{self.nested:.4f} |")
         return "\n".join(rows)
 
 

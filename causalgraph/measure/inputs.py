@@ -1,5 +1,5 @@
-"""What the measuring commands (and the lab) read: the labelled topics and their analyses (through the cache that `answer` uses), the
-topic shapes of the split to be answered, and the shipped scorer's precision bias."""
+"""What the measuring commands (and the lab) read: the labelled topics and their analyses (through the cache that
+`answer` uses), the topic shapes of the split to be answered, and the shipped scorer's precision bias."""
 
 from __future__ import annotations
 

@@ -83,7 +83,8 @@ def causal_news(folder: Path) -> tuple[list[SentenceExample], list[TagExample], 
                 pairs.append(PairExample(text, cause, effect, 1, group))
             tags.append(TagExample(text, tuple(sorted(spans)), group))
         except (KeyError, TypeError, ValueError) as err:
-            raise DataError(folder / "train.jsonl", f"id {r.get('id')!r}", f"not a record of the corpus ({err!r})") from err
+            raise DataError(folder / "train.jsonl", f"id {r.get('id')!r}",
+                            f"not a record of the corpus ({err!r})") from err
     return sentences, tags, pairs
 
 

@@ -36,8 +36,8 @@ class Figures:
     def lines(self) -> list[str]:
         c = self.counts
         return [
-            f"Causal News Corpus, {c['sentences']} sentences ({c['causal']} causal): sentence F1 {self.sentence_f1:.3f} "
-            f"(precision {self.sentence_precision:.3f}, recall {self.sentence_recall:.3f})",
+            f"Causal News Corpus, {c['sentences']} sentences ({c['causal']} causal): sentence F1 "
+            f"{self.sentence_f1:.3f} (precision {self.sentence_precision:.3f}, recall {self.sentence_recall:.3f})",
             f"  direction of the {c['relations']} annotated relations: {self.direction:.3f} right "
             f"({self.direction_of_two:.3f} of the two directions, none left aside)",
             f"  cause and effect words (word-level F1 of the two tags): {self.span_f1:.3f}",
@@ -147,7 +147,8 @@ def figures(rows: dict) -> Figures:
               "pairs_across": int((~within).sum()), "linked_across": int((linked & ~within).sum())}
     return Figures(sentence[0], sentence[1], sentence[2], float(np.mean(direction)) if direction else 0.0,
                    float(np.mean(of_two)) if of_two else 0.0, span,
-                   f1(linked[within], p_link[within] >= THRESHOLD)[0], f1(linked[~within], p_link[~within] >= THRESHOLD)[0],
+                   f1(linked[within], p_link[within] >= THRESHOLD)[0],
+                   f1(linked[~within], p_link[~within] >= THRESHOLD)[0],
                    nested(within), nested(~within), counts)
 
 

@@ -53,7 +53,8 @@ def parse_item(line: str, path: Path, where: str) -> ReadItem:
     for n, pair in enumerate(pairs, 1):
         if set(pair) != {"a", "b"}:
             raise DataError(path, where, f"pair {n} has the keys {sorted(pair)}, not \"a\" and \"b\"")
-        parsed.append((span(pair["a"], text, path, f"{where}, pair {n} a"), span(pair["b"], text, path, f"{where}, pair {n} b")))
+        parsed.append((span(pair["a"], text, path, f"{where}, pair {n} a"),
+                       span(pair["b"], text, path, f"{where}, pair {n} b")))
     return ReadItem(str(id_), text, parsed)
 
 

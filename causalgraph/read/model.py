@@ -157,7 +157,8 @@ def load(folder: Path) -> tuple[ReaderNet, dict, str]:
         raise OSError(f"{folder / WEIGHTS}: its tensors are not those of the reader on {settings['base']}")
     for name, parameter in net.state_dict().items():
         if name in state and tuple(state[name].shape) != tuple(parameter.shape):
-            raise OSError(f"{folder / WEIGHTS}: {name} has shape {tuple(state[name].shape)}, not {tuple(parameter.shape)}")
+            raise OSError(f"{folder / WEIGHTS}: {name} has shape {tuple(state[name].shape)}, not "
+                          f"{tuple(parameter.shape)}")
     net.load_state_dict({k: v.float() for k, v in state.items()}, strict=False)
     for p in net.parameters():
         p.requires_grad_(False)

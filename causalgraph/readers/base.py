@@ -81,7 +81,8 @@ def check_reader_names(names: list[str]) -> None:
     seen = set()
     for name in names:
         if name in seen:
-            raise DataError("--reader-scores", None, f"two readers are named {name!r}; give a score file another name as NAME=FILE")
+            raise DataError("--reader-scores", None,
+                            f"two readers are named {name!r}; give a score file another name as NAME=FILE")
         seen.add(name)
 
 

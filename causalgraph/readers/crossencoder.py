@@ -137,7 +137,8 @@ class OptionInput:
     evidence: tuple[tuple[str, str], ...]
 
 
-def option_inputs(topic: Topic, encoder: str = DEFAULT_ENCODER, evidence: bool = True, gold: bool = False) -> list[OptionInput]:
+def option_inputs(topic: Topic, encoder: str = DEFAULT_ENCODER, evidence: bool = True,
+                  gold: bool = False) -> list[OptionInput]:
     """The topic's real (not None) options, with evidence from its documents where it has them and `evidence`
     is set; `gold` labels them from the gold answers."""
     options = [(q, label, option) for q in topic.questions for label, option in zip("ABCD", q.options)
@@ -200,7 +201,8 @@ def read_settings(folder: str | Path) -> dict:
     except (RecursionError, ValueError) as err:  # nested too deeply; a number longer than int() reads
         raise DataError(path, None, f"bad JSON ({type(err).__name__})") from None
     if not isinstance(read, dict):
-        raise DataError(path, None, f"expected a JSON object such as {{\"encoder\": ..., \"evidence\": true}}, got {shown(read)}")
+        raise DataError(path, None,
+                        f"expected a JSON object such as {{\"encoder\": ..., \"evidence\": true}}, got {shown(read)}")
     if not isinstance(read.get("encoder", DEFAULT_ENCODER), str) or not read.get("encoder", DEFAULT_ENCODER).strip():
         raise DataError(path, None, f"encoder must be a model name or path, got {shown(read['encoder'])}")
     if not isinstance(read.get("evidence", True), bool):
@@ -247,7 +249,8 @@ class CrossEncoderReader:
                    "questions": [[q.qid, q.target, list(q.options)] for q in topic.questions],
                    "documents": [[d.title, d.content] for d in topic.documents]}
             # B023: cached_json calls the lambda before the loop moves on
-            for qid, label, p, evidence in cached_json(self.cache_dir, "crossencoder", key, lambda: self._topic(topic),  # noqa: B023
+            for qid, label, p, evidence in cached_json(self.cache_dir, "crossencoder", key,
+                                                       lambda: self._topic(topic),  # noqa: B023
                                                        keep=judgements_entry):
                 judgements[(qid, label)] = Judgement(probability=p, evidence=tuple(map(tuple, evidence)))
         return ReaderJudgements(self.name, judgements, self.weight)

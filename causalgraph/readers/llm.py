@@ -148,7 +148,8 @@ def prompt(question: Question, passages: list[tuple[str, str]]) -> str:
     lines += ["", f"Target event: {question.target}", "Candidate causes:"]
     lines += [f"{label}. {text}" for label, text in zip(LABELS, question.options)]
     lines += ["", "For every option, is it a direct cause of the target event? Reply with JSON only, one entry per "
-              'option, e.g. {"A": {"verdict": true, "confidence": 80}, "B": {"verdict": false, "confidence": 60}, ...}. '
+              'option, e.g. {"A": {"verdict": true, "confidence": 80}, "B": {"verdict": false, "confidence": 60}, '
+              '...}. '
               "confidence is how sure you are that the verdict is right, in percent (50 to 100: below 50, the other "
               "verdict is yours)."]
     return "\n".join(lines)
@@ -354,7 +355,8 @@ class LLMReader:
     def _body(self, question: Question, passages: list[tuple[str, str]], response_format: str, attempt: int) -> dict:
         """The request for one question: greedy on the first attempt, sampled on the others."""
         body = {"model": self.model, "max_tokens": self.max_tokens,
-                "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt(question, passages)}],
+                "messages": [{"role": "system", "content": SYSTEM},
+                             {"role": "user", "content": prompt(question, passages)}],
                 "temperature": 0 if attempt == 0 else 0.7, "seed": attempt}
         if RESPONSE_FORMATS[response_format]:
             body["response_format"] = RESPONSE_FORMATS[response_format]
@@ -366,7 +368,8 @@ class LLMReader:
         StatusError where the plain request gets one too); "none" when no reply passes, with a warning."""
         for response_format in PROBE_ORDER:
             try:
-                if parse_reply(self._cached_reply(self._body(question, passages, response_format, 0), retry_status=False)):
+                if parse_reply(self._cached_reply(self._body(question, passages, response_format, 0),
+                                                  retry_status=False)):
                     return response_format
             except StatusError as err:  # refused; a plain request refused too is the endpoint's failure
                 if response_format == PROBE_ORDER[-1]:
@@ -385,7 +388,8 @@ class LLMReader:
                 evidence = tuple(passages)
                 return {label: Judgement(j.probability, j.verdict, evidence) for label, j in judged.items()
                         if not is_none_option(question.option(label))}
-        log.warning("question %s: %d malformed replies from %s; no verdict recorded", question.qid, self.retries + 1, self.name)
+        log.warning("question %s: %d malformed replies from %s; no verdict recorded", question.qid, self.retries + 1,
+                    self.name)
         return {}
 
     def judge(self, topics: list[Topic], progress: bool = True) -> ReaderJudgements:
@@ -395,7 +399,8 @@ class LLMReader:
         return replace(self, waits=Waits())._judge(topics, progress)
 
     def _judge(self, topics: list[Topic], progress: bool) -> ReaderJudgements:
-        work = [(q, index.for_question(q, self.passages)) for t in topics for index in [PassageIndex(t)] for q in t.questions]
+        work = [(q, index.for_question(q, self.passages)) for t in topics for index in [PassageIndex(t)]
+                for q in t.questions]
         judged: dict[int, dict[str, Judgement]] = {}  # by the question's place in `work`
         todo: queue.SimpleQueue = queue.SimpleQueue()
         done: queue.SimpleQueue = queue.SimpleQueue()
@@ -434,5 +439,6 @@ class LLMReader:
         except BaseException:  # the first failure, the bound or a signal ends the run: every request stops now
             self.waits.stop()
             raise
-        judgements = {(question.qid, label): j for i, (question, _) in enumerate(work) for label, j in judged[i].items()}
+        judgements = {(question.qid, label): j for i, (question, _) in enumerate(work)
+                      for label, j in judged[i].items()}
         return ReaderJudgements(self.name, judgements, self.weight)

@@ -47,7 +47,8 @@ def hub_model(name: str) -> str:
         return snapshot_download(name, local_files_only=True)
     except Exception:  # the hub client's error for a name it has not cached
         raise OSError(f"{name}: not a model folder, not in the local Hugging Face cache, and the hub is out of reach "
-                      f"({why}); give a folder written by `causalgraph train --reader crossencoder --out FOLDER`") from None
+                      f"({why}); give a folder written by `causalgraph train --reader crossencoder --out "
+                      "FOLDER`") from None
 
 
 def crossencoder_reader(model: str, weight: int = 100, cache_dir: Path | None = None) -> CrossEncoderReader:
@@ -65,7 +66,8 @@ def crossencoder_reader(model: str, weight: int = 100, cache_dir: Path | None = 
         raise
     except Exception as err:  # whatever transformers and torch raise for files that are no model (a pickle, say)
         problem = (str(err).strip().splitlines() or [""])[0].split(". ")[0]
-        raise OSError(f"{model}: cannot load the model ({type(err).__name__}{': ' if problem else ''}{problem})") from None
+        raise OSError(f"{model}: cannot load the model "
+                      f"({type(err).__name__}{': ' if problem else ''}{problem})") from None
 
 
 def load_readers(topics: list[Topic], *, scores: Iterable[str | os.PathLike] = (),

@@ -28,7 +28,8 @@ class PassageIndex:
 
     def for_question(self, question: Question, k: int = 6) -> list[tuple[str, str]]:
         """The k passages (title, sentence) most relevant to the question's target and options, in document order."""
-        return [self.passages[i] for i in sorted(self.ranked(word_tokens(" ".join([question.target, *question.options])), k))]
+        return [self.passages[i]
+                for i in sorted(self.ranked(word_tokens(" ".join([question.target, *question.options])), k))]
 
     def ranked(self, tokens: list[str], k: int) -> list[int]:
         """Indices of the k passages that BM25 ranks highest for the tokens (those with a positive score)."""

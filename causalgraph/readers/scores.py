@@ -77,7 +77,8 @@ def load_reader_files(files: Iterable[str | os.PathLike], questions: dict[str, Q
     names: dict[str, ReaderJudgements] = {}
     for reader in readers:
         if reader.reader in names:
-            raise DataError("--reader-scores", None, f"two reader files are named {reader.reader!r}; name them apart as NAME=FILE")
+            raise DataError("--reader-scores", None,
+                            f"two reader files are named {reader.reader!r}; name them apart as NAME=FILE")
         names[reader.reader] = reader
     return readers
 
@@ -86,8 +87,8 @@ def load_reader_scores(path: str | os.PathLike, questions: dict[str, Question], 
                        name: str | None = None, answered: Iterable[str] | None = None) -> ReaderJudgements:
     """A reader from a file of answers or probabilities, named `name` (default: a ReaderSpec's name, or the
     path as given). DataError (file and line) for a label outside A-D, a probability outside [0, 1], a line
-    with neither field or both, or an id given twice, and (the file) when it is empty or no id is one of `questions`; ids that
-    are not get a one-line warning with their count and the first few (one file may cover other topics too).
+    with neither field or both, or an id given twice, and (the file) when it is empty or no id is one of `questions`;
+    ids that are not get a one-line warning with their count and the first few (one file may cover other topics too).
     The file is streamed and only the lines of `questions` are kept, so memory grows with those, not with the
     file: a line of another id is checked and dropped, and its id is not remembered (an id given twice is
     noticed among `questions`' only). Questions the file leaves out (or give it no probability) get no

@@ -83,7 +83,8 @@ def evidence_line(option: dict) -> str | None:
     top = option["evidence"][0]
     line = f"{'raised' if top['log_odds'] > 0 else 'lowered'} by {top['group']} ({top['log_odds']:+.2f} log-odds)"
     if top.get("dates"):
-        line += f": the cause dated {top['dates']['cause'] or 'unknown'}, the target {top['dates']['target'] or 'unknown'}"
+        line += (f": the cause dated {top['dates']['cause'] or 'unknown'}, "
+                 f"the target {top['dates']['target'] or 'unknown'}")
     if top["sentences"]:
         first = top["sentences"][0]
         line += (", as told in " if top.get("dates") else ": ") + f"\"{first['sentence']}\""
@@ -107,7 +108,8 @@ def same_pair_label(graph: nx.DiGraph, qid: str, label: str, other: str) -> str 
     questions = graph.graph["questions"]
     slots = questions[qid]
     event = slots.options.get(label)
-    found = [l for l, e in sorted(questions[other].options.items()) if e == event and questions[other].target == slots.target]
+    found = [l for l, e in sorted(questions[other].options.items()) if e == event
+             and questions[other].target == slots.target]
     return found[0] if found else None
 
 
@@ -224,7 +226,8 @@ def confidence_words(confidence: dict | None) -> str:
     if confidence["next_best"] is None:
         return "the rules allow no other answer"
     if confidence["prior"]:
-        return f"the next best answer, {confidence['next_best']}, would take a question's None answer away, against the None prior"
+        return (f"the next best answer, {confidence['next_best']}, would take a question's None answer away, "
+                "against the None prior")
     if confidence["margin"] == 0:
         return f"a tie with {confidence['next_best']}"
     return f"the next best answer, {confidence['next_best']}, costs {confidence['margin']} more"
@@ -284,7 +287,8 @@ def reliability(reader: ReaderJudgements) -> str:
 
 def judged_words(reader: dict) -> str:
     """A reader's judgement (its record in an option's `readers`) in a word: its probability, or yes or no."""
-    return f"p={reader['probability']:.2f}" if reader["probability"] is not None else ("yes" if reader["verdict"] else "no")
+    return f"p={reader['probability']:.2f}" if reader["probability"] is not None else ("yes" if reader["verdict"]
+                                                                                       else "no")
 
 
 def reader_adds(reader: dict) -> int:

@@ -19,8 +19,10 @@ MONTHS = {
 }
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _PATTERNS = [
-    re.compile(_MONTH + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?(?:[-\u2013]\d{1,2})?(?:,?\s+(?P<year>(?:19|20)\d\d))?\b", re.I),
-    re.compile(r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+(?P<year>(?:19|20)\d\d))?\b", re.I),
+    re.compile(_MONTH + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?(?:[-\u2013]\d{1,2})?(?:,?\s+(?P<year>(?:19|20)\d\d))?\b",
+               re.I),
+    re.compile(r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+(?P<year>(?:19|20)\d\d))?\b",
+               re.I),
     re.compile(r"\b" + _MONTH + r"\s+(?:of\s+)?(?P<year>(?:19|20)\d\d)\b", re.I),
     re.compile(r"\b(?:in|since|by|during|of)\s+(?P<year>(?:19|20)\d\d)\b", re.I),
 ]
@@ -100,7 +102,8 @@ NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _COUNT = r"(?P<n>\d{1,2}|" + "|".join(NUMBERS) + r")"
 # Relative expressions -> how many days they move from the anchor (None: a weekday, resolved separately).
 _RELATIVE = [
-    (re.compile(r"\b(?P<which>next\s+|last\s+|on\s+|this\s+(?:past\s+)?)?(?P<weekday>" + "|".join(WEEKDAYS) + r")\b", re.I), None),
+    (re.compile(r"\b(?P<which>next\s+|last\s+|on\s+|this\s+(?:past\s+)?)?(?P<weekday>" + "|".join(WEEKDAYS) + r")\b",
+                re.I), None),
     (re.compile(r"\byesterday\b", re.I), -1),
     (re.compile(r"\b(?:today|this morning|tonight)\b", re.I), 0),
     (re.compile(r"\b" + _COUNT + r"\s+days?\s+ago\b", re.I), "-days"),
@@ -135,7 +138,8 @@ def date_text(date: PartialDate | None) -> str:
     """A date as far as it is known: "2024-03-07", "2024-03", "03-07" (no year), or "" for none."""
     if date is None:
         return ""
-    return "-".join(([str(date.year)] if date.year else []) + [f"{v:02d}" for v in (date.month, date.day) if v is not None])
+    return "-".join(([str(date.year)] if date.year else []) + [f"{v:02d}" for v in (date.month, date.day)
+                                                               if v is not None])
 
 
 def iso_day(iso: str) -> int | None:

@@ -125,7 +125,8 @@ def mean_pooled_length(path: str) -> int | None:
     except (OSError, ValueError, LookupError, TypeError, AttributeError):
         return None
     modes = {k for k, v in pooling.items() if k.startswith("pooling_mode") and v}
-    if modules != ["Transformer", "Pooling", "Normalize"] or modes != {"pooling_mode_mean_tokens"} or config.get("do_lower_case"):
+    if (modules != ["Transformer", "Pooling", "Normalize"] or modes != {"pooling_mode_mean_tokens"}
+            or config.get("do_lower_case")):
         return None
     length = config.get("max_seq_length")
     return length if isinstance(length, int) and length > 0 else None
@@ -318,8 +319,10 @@ class MeanPooledEncoder:
                 with self.running:
                     tokens = self.model(ids, attention)
                 mask = attention.unsqueeze(-1).to(tokens.dtype)
-                mean = (tokens * mask).sum(dim=1, dtype=tokens.dtype) / torch.clamp(mask.sum(dim=1, dtype=tokens.dtype), min=1e-9)
-                out[rows] = normalize(normalize(mean, p=2, dim=-1), p=2, dim=1).numpy()  # the Normalize module, then encode's
+                mean = (tokens * mask).sum(dim=1, dtype=tokens.dtype) / torch.clamp(mask.sum(dim=1, dtype=tokens.dtype),
+                                                                                    min=1e-9)
+                # the Normalize module, then encode's
+                out[rows] = normalize(normalize(mean, p=2, dim=-1), p=2, dim=1).numpy()
         release_freed_memory()
         return out
 

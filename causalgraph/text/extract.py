@@ -227,7 +227,8 @@ DEPENDENCY_PATTERNS: dict[str, list[list[dict]]] = {
                     [_V, _child("verb", "cue", {"DEP": "advcl", "LOWER": "following"}),
                      _child("cue", "object", {"DEP": "dobj"})]],
     "two-word preposition": [[_V, _child("verb", "cue", {"DEP": "prep", "LOWER": _in(a for a, _ in CAUSE_PREP_PAIRS)}),
-                              _child("cue", "second", {"DEP": _in(["pcomp", "prep"]), "LOWER": _in(b for _, b in CAUSE_PREP_PAIRS)}),
+                              _child("cue", "second",
+                                     {"DEP": _in(["pcomp", "prep"]), "LOWER": _in(b for _, b in CAUSE_PREP_PAIRS)}),
                               _child(second, "object", {"DEP": "pobj"})]
                              for second in ("second", "cue")],  # the object hangs on either word
     "prepositional noun": [[_V, _child("verb", "first", {"DEP": "prep", "LOWER": _in(a for a, _, _ in CAUSE_NOUNS)}),

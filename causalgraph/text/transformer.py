@@ -184,7 +184,8 @@ class _Encoder(nn.Module):
         bucket = (n < 0).to(torch.long) * buckets
         n = torch.abs(n)
         exact = buckets // 2
-        large = exact + (torch.log(n.float() / exact) / math.log(MPNET_DISTANCE / exact) * (buckets - exact)).to(torch.long)
+        large = exact + (torch.log(n.float() / exact) / math.log(MPNET_DISTANCE / exact)
+                         * (buckets - exact)).to(torch.long)
         bucket += torch.where(n < exact, n, torch.min(large, torch.full_like(large, buckets - 1)))
         values = self.relative_attention_bias(bucket).permute([2, 0, 1]).unsqueeze(0)
         return values.expand((batch, -1, length, length)).contiguous()

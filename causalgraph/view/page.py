@@ -150,7 +150,8 @@ def add_document_events(net: Network, joined: nx.DiGraph, hidden: bool) -> None:
         attrs = joined.nodes[node]
         net.add_node(f"d{node[1]}", label=short_label(attrs["text"], 30), group="document", hidden=hidden,
                      title=tooltip((f"document event d{node[1]}", [attrs["text"]]),
-                                   ("Told in", [f"{attrs['document']}{', dated ' + attrs['date'] if attrs['date'] else ''}: "
+                                   ("Told in",
+                                    [f"{attrs['document']}{', dated ' + attrs['date'] if attrs['date'] else ''}: "
                                                 f"{attrs['sentence']}"])),
                      shape="box", color=DOCUMENT_COLOR, font={"size": 11, "color": "#555555"}, margin=4)
     for a, b, attrs in sorted(joined.edges(data=True), key=lambda e: (str(e[0]), str(e[1]))):
@@ -162,7 +163,9 @@ def add_document_events(net: Network, joined: nx.DiGraph, hidden: bool) -> None:
         elif attrs["kind"] == "mentioned":
             net.add_edge(a, f"d{b[1]}", id=f"m{a}-{b[1]}", group="document", hidden=hidden, dashes=[2, 4],
                          arrows={"to": {"enabled": False}},
-                         title=tooltip(("", [f"the document event stands for event {a} (cosine {attrs['similarity']:.2f})"])),
+                         title=tooltip(("",
+                                        [f"the document event stands for event {a} (cosine "
+                                         f"{attrs['similarity']:.2f})"])),
                          color={"color": "#bdbdbd"}, width=1)
 
 
@@ -227,7 +230,8 @@ def topic_page(topic: Topic, graph: nx.DiGraph, scores: dict[tuple[int, int], fl
 
 
 def render_topic(analysis, scores: dict[tuple[int, int], float], solution: Solution, path: str | Path,
-                 readers: tuple[ReaderJudgements, ...] = (), moved: dict[tuple[int, int], list[dict]] | None = None) -> Path:
+                 readers: tuple[ReaderJudgements, ...] = (),
+                 moved: dict[tuple[int, int], list[dict]] | None = None) -> Path:
     """Write the page of an analysed and solved topic; evidence is shown when the analysis has `evidence`, and
     what moved each option's score where `moved` gives it (run.batch.pair_evidence)."""
     path = Path(path)

@@ -39,8 +39,10 @@ def main() -> None:
     args = parser.parse_args()
     sentences, _, relations = causal_news(args.causal_news)
     gold = np.array([s.causal for s in sentences], dtype=bool)
-    pred = np.array([any(c.kind == "causal" and not c.negated for c in connectives(words_of(s.text))) for s in sentences])
-    print("Causal News Corpus, %d sentences: sentence F1 %.3f (precision %.3f, recall %.3f)" % (len(gold), *f1(gold, pred)))
+    pred = np.array([any(c.kind == "causal" and not c.negated for c in connectives(words_of(s.text)))
+                     for s in sentences])
+    print("Causal News Corpus, %d sentences: sentence F1 %.3f (precision %.3f, recall %.3f)"
+          % (len(gold), *f1(gold, pred)))
     reads = [stated(r.text, r.a, r.b) for r in relations]
     right = sum("stated_cause" in s for s in reads)
     wrong = sum("stated_consequence" in s and "stated_cause" not in s for s in reads)
@@ -49,7 +51,8 @@ def main() -> None:
     pairs = [p for p in storyline(args.storyline) if p.same_sentence]
     linked = np.array([p.label != 0 for p in pairs], dtype=bool)
     found = np.array([bool(stated(p.text, p.a, p.b) & {"stated_cause", "stated_consequence"}) for p in pairs])
-    print("EventStoryLine, %d pairs within a sentence: pair F1 %.3f (precision %.3f, recall %.3f)" % (len(pairs), *f1(linked, found)))
+    print("EventStoryLine, %d pairs within a sentence: pair F1 %.3f (precision %.3f, recall %.3f)"
+          % (len(pairs), *f1(linked, found)))
 
 
 if __name__ == "__main__":

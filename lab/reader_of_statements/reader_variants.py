@@ -52,7 +52,8 @@ def main() -> None:
     sentences, tags, pairs = causal_news(args.causal_news)
     corpus = Corpus(sentences, tags, pairs + storyline(args.storyline))
     start = time.time()
-    rows = read_fold(corpus, Settings(epochs=args.epochs, negatives=args.negatives), folds(corpus, args.folds)[args.fold],
+    rows = read_fold(corpus, Settings(epochs=args.epochs, negatives=args.negatives),
+                     folds(corpus, args.folds)[args.fold],
                      args.fold, progress=False)
     print(f"epochs {args.epochs}, negatives {args.negatives:g}, fold {args.fold} of {args.folds} "
           f"({time.time() - start:.0f} s):")

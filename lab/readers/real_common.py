@@ -45,7 +45,8 @@ def gold_dependence(repeats, readers: dict, mapped=None) -> float:
         labels = gold_of(runs)
         if mapped is not None:
             prior = mapped(prior, settled, labels)
-        fits += [fit_with_gold(r, labels, prior, settled, TrustSettings(min_open=0)).dependence for r in readers.values()]
+        fits += [fit_with_gold(r, labels, prior, settled, TrustSettings(min_open=0)).dependence
+                 for r in readers.values()]
     return float(np.mean(fits))
 
 

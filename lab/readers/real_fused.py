@@ -59,7 +59,8 @@ def fused(repeats, untrained: dict, trained: dict, bias: int, folds: int) -> Fus
           f"scale {SCALE:g}. The interval: 95% of the default less the nested fixed weight, resampling topics "
           "(their difference averaged over the repeats).\n")
     nested_q, default_q, calibrate_q, topics = {}, {}, {}, np.array([])
-    for title, group in (("Readers not trained on train", untrained), ("Readers trained on train (recall dev)", trained)):
+    for title, group in (("Readers not trained on train", untrained),
+                         ("Readers trained on train (recall dev)", trained)):
         if not group:
             continue
         print(f"### {title}\n")
@@ -84,7 +85,8 @@ def fused(repeats, untrained: dict, trained: dict, bias: int, folds: int) -> Fus
             nested_q[stem], default_q[stem], calibrate_q[stem] = nested, free, gold
             differences.append(np.mean(free, axis=0) - np.mean(nested, axis=0))
             low, high = bootstrap_interval(FoldResult("difference", differences[-1], topics))
-            n, f, alone, structure = np.mean(nested), np.mean(free), reader_alone(repeats[0], reader), by_weight[stem][0]
+            n, f, alone, structure = (np.mean(nested), np.mean(free), reader_alone(repeats[0], reader),
+                                      by_weight[stem][0])
             ok = f >= max(n, structure, alone) - 1e-9
             print(f"| {stem} | {structure:.4f} | {alone:.4f} | {n:.4f} ({', '.join(map(str, chosen))}) | "
                   f"{np.mean(gold):.4f} | {f:.4f} | {f - n:+.4f} ({low:+.4f} to {high:+.4f}) | {np.mean(apart):.1f} "
@@ -264,7 +266,8 @@ def guard(analyses, pieces, runs, untrained: dict, test_shapes, bias: int, folds
     for m in RUN_SIZES:
         (topics, edges), = runs
         grouped = [(topics[i:i + m], edges[i:i + m]) for i in range(0, len(topics), m)]
-        _guard_table(f"runs of {m} dev-only topic{'s' * (m > 1)} ({len(grouped)} runs)", grouped, untrained, bias, folds)
+        _guard_table(f"runs of {m} dev-only topic{'s' * (m > 1)} ({len(grouped)} runs)", grouped, untrained, bias,
+                     folds)
 
 
 def _guard_table(title: str, runs, untrained: dict, bias: int, folds: int) -> None:
@@ -279,7 +282,8 @@ def _guard_table(title: str, runs, untrained: dict, bias: int, folds: int) -> No
         n = np.mean([len(open_keys(reader, *known)) for known in evidence])
         row = [fused_scores(runs, fixed_weight([reader], w), bias, folds)[0].mean() if w else structure
                for w in SMALL_WEIGHTS]
-        row.append(fused_scores(runs, without_gold([reader], runs, min_open=0, evidence=evidence), bias, folds)[0].mean())
+        row.append(fused_scores(runs, without_gold([reader], runs, min_open=0, evidence=evidence), bias,
+                                folds)[0].mean())
         row.append(fused_scores(runs, without_gold([reader], runs, evidence=evidence), bias, folds)[0].mean())
         rows.append(row)
         print(f"| {stem} | {n:.0f} | " + " | ".join(f"{v:.4f}" for v in row) + " |", flush=True)
@@ -299,5 +303,6 @@ def several(repeats, readers: dict, bias: int, folds: int) -> None:
         alone = " / ".join(f"{reader_alone(repeats[0], r):.4f}" for r in chosen)
         row = np.mean([[nested_weight(runs, chosen, bias, folds, WEIGHTS)[0].mean(),
                         fused_scores(runs, with_gold(chosen, runs), bias, folds)[0].mean(),
-                        fused_scores(runs, without_gold(chosen, runs), bias, folds)[0].mean()] for runs in repeats], axis=0)
+                        fused_scores(runs, without_gold(chosen, runs), bias, folds)[0].mean()] for runs in repeats],
+                      axis=0)
         print(f"| {' + '.join(combo)} | {alone} | " + " | ".join(f"{v:.4f}" for v in row) + " |", flush=True)

@@ -1,16 +1,18 @@
 """Real readers fused on topics in which every question has the reader's judgement: the dev answers of eleven
 public systems (`readers-dev/`, README there) on the dev-only topics (each labelled topic cut to its dev
 questions), each answered with the edge scores of the structure model that did not see its topic (grouped CV over
-train + dev + sample, repeated with the topics shuffled into folds), of the kind `train` ships (the size blend of a structure
-scorer and an evidence scorer, with the shipped bands; topics 11-36 read train-evidence/), trained with copies
+train + dev + sample, repeated with the topics shuffled into folds), of the kind `train` ships (the size blend of a
+structure scorer and an evidence scorer, with the shipped bands; topics 11-36 read train-evidence/), trained with copies
 cut to the answered topics' shapes. The regime: the structure model's calibration on the open options (gold), on
-the settled ones (the rules' labels) and when trained on the dev questions alone. Per reader: its reliability on the open
-options against gold and as estimated without gold; fused: the structure alone, the reader alone, the best fixed
+the settled ones (the rules' labels) and when trained on the dev questions alone. Per reader: its reliability on the
+open options against gold and as estimated without gold; fused: the structure alone, the reader alone, the best fixed
 weight by nested grouped CV, calibrated from the gold of the other folds' topics (`calibrate`) and the gold-free
-default, and how often the bar of issue 23 would hold on other draws of such topics (its resolution); the scale, with every question judged, with one in six, and with every question judged but the estimate resting on one in six; shrinkage towards a fixed weight and variants of the estimate (measured, not shipped); the
-guard on small topics; several readers at once; whether a reader answers every question, and a reader model conditioned on a
-non-empty answer (measured, not shipped). The structure model comes from one place, `causalgraph.measure.calibration.structure_edges`.
-The sections live in real_regime.py, real_fused.py and real_variants.py, what they share in real_common.py.
+default, and how often the bar of issue 23 would hold on other draws of such topics (its resolution); the scale, with
+every question judged, with one in six, and with every question judged but the estimate resting on one in six; shrinkage
+towards a fixed weight and variants of the estimate (measured, not shipped); the guard on small topics; several readers
+at once; whether a reader answers every question, and a reader model conditioned on a non-empty answer (measured, not
+shipped). The structure model comes from one place, `causalgraph.measure.calibration.structure_edges`. The sections live
+in real_regime.py, real_fused.py and real_variants.py, what they share in real_common.py.
 
     python -m lab.readers.real_readers --data ../shared/aer [--readers a,b] [--folds 5] [--repeats 10] [--sections ...]
 """
@@ -47,7 +49,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=10, help="grouped CV repeated with these many seeds")
     parser.add_argument("--readers", help="comma-separated reader file stems (default: all)")
     parser.add_argument("--sections", default=",".join(SECTIONS),
-                        help=f"comma-separated, of {', '.join(SECTIONS)} (default: all; {', '.join(NEED_FUSED)} need fused)")
+                        help=f"comma-separated, of {', '.join(SECTIONS)} (default: all; {', '.join(NEED_FUSED)} need "
+                             "fused)")
     args = parser.parse_args()
     sections = args.sections.split(",")
     unknown = sorted(set(sections) - set(SECTIONS))
@@ -72,8 +75,9 @@ def main() -> None:
     copies = blend_copies(analyses, [TopicShape.of(p.topic) for p in pieces])  # made once for every repeat
     repeats = [[(pieces, structure_edges(analyses, pieces, args.folds, seed=seed, copies=copies))]
                for seed in range(args.repeats)]
-    print(f"precision bias by topic size {[bias(n) for n in (1, 5, 20, 40)]} at 1, 5, 20, 40 questions; grouped {args.folds}-fold CV repeated {args.repeats} times (seeds 0-{args.repeats - 1}); "
-          "every figure is the mean over the repeats\n", flush=True)
+    print(f"precision bias by topic size {[bias(n) for n in (1, 5, 20, 40)]} at 1, 5, 20, 40 questions; grouped "
+          f"{args.folds}-fold CV repeated {args.repeats} times (seeds 0-{args.repeats - 1}); every figure is the mean "
+          "over the repeats\n", flush=True)
     if "regime" in sections:
         regime(analyses, pieces, repeats, test_shapes, answer_analyses(load_split(args.data, "test"), progress=False),
                set(dev), bias, args.folds)

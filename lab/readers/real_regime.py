@@ -171,7 +171,8 @@ def test_shaped(analyses, test_shapes, judged: set[str], untrained: dict, bias, 
     print(f"{len(held)} copies in {len(shaped[0])} runs, {len(alone[0])} judged questions scored; {open_options:.0f} "
           f"open options judged per run, on which gold against the structure log-odds has slope {slope:.2f} and "
           f"intercept {intercept:+.2f} (first repeat); structure alone {np.mean([a.mean() for a in alone]):.4f}\n")
-    print("| reader | best fixed weight, nested CV | `calibrate` | " + " | ".join(f"no gold, scale {s:g}" for s in SCALES)
+    print("| reader | best fixed weight, nested CV | `calibrate` | " + " | ".join(f"no gold, scale {s:g}"
+                                                                                  for s in SCALES)
           + " | default - nested |")
     print("|---|---|---|" + "---|" * len(SCALES) + "---|")
     cells, nested_scales, chosen = [], [], []
@@ -191,6 +192,7 @@ def test_shaped(analyses, test_shapes, judged: set[str], untrained: dict, bias, 
         print(f"| {stem} | " + " | ".join(f"{v:.4f}" for v in row) + f" | {d:+.4f} |")
     print("| mean | " + " | ".join(f"{v:.4f}" for v in rows.mean(axis=0)) + f" | {default.mean():+.4f} |")
     at_or_above = {s: int(np.sum(rows[:, 2 + i] >= rows[:, 0] - 1e-9)) for i, s in enumerate(SCALES)}
-    print(f"\nAt or above the nested fixed weight, by scale: {', '.join(f'{s:g}: {n} of {len(rows)}' for s, n in at_or_above.items())}. "
-          f"Nested grouped CV over the pooled readers: {np.mean(nested_scales):.4f}; scales chosen per repeat {chosen}\n",
+    print("\nAt or above the nested fixed weight, by scale: "
+          f"{', '.join(f'{s:g}: {n} of {len(rows)}' for s, n in at_or_above.items())}. Nested grouped CV over the "
+          f"pooled readers: {np.mean(nested_scales):.4f}; scales chosen per repeat {chosen}\n",
           flush=True)

@@ -66,14 +66,16 @@ def rank(repeats, untrained: dict, trained: dict, nested: dict[str, list[float]]
     prior, settled = option_evidence(pieces, edges)
     labels = gold_of(repeats[0])
     keys = [k for k in prior if k not in settled and k in labels]
-    fit = LogisticRegression(C=1e4).fit(np.c_[log_odds(np.array([prior[k] for k in keys])), within_question(prior, keys)],
+    fit = LogisticRegression(C=1e4).fit(np.c_[log_odds(np.array([prior[k] for k in keys])),
+                                              within_question(prior, keys)],
                                         [labels[k] for k in keys])
     print(f"Gold against the structure log-odds and the rank within the question together (a logistic fit over the "
           f"{len(keys)} open options, first repeat): {fit.coef_[0][0]:.2f} x log-odds {fit.coef_[0][1]:+.2f} x rank "
           f"{fit.intercept_[0]:+.2f}: an option's chance of being a cause follows its rank beyond its probability.\n")
     rows = [("the default (shipped)", without_gold, (SCALE,)),
             ("the dependence on the rank within the question", ranked(dependence), VARIANT_SCALES)]
-    for title, group in (("Readers not trained on train", untrained), ("Readers trained on train (recall dev)", trained)):
+    for title, group in (("Readers not trained on train", untrained),
+                         ("Readers trained on train (recall dev)", trained)):
         if group:
             print(f"### {title}\n")
             variant_table(rows, repeats, group, nested, bias, folds)
@@ -86,7 +88,8 @@ def variant_table(rows, repeats, untrained: dict, nested: dict[str, list[float]]
     print("|---|---|---|---|---|---|---|")
     for name, make, scales in rows:
         for scale in scales:
-            means = [np.mean([fused_scores(runs, make([reader], runs, scale), bias, folds)[0].mean() for runs in repeats])
+            means = [np.mean([fused_scores(runs, make([reader], runs, scale), bias, folds)[0].mean()
+                              for runs in repeats])
                      for reader in untrained.values()]
             diffs = [m - np.mean(nested[stem]) for m, stem in zip(means, untrained)]
             print(f"| {name} | {scale:g} | {sum(d >= -1e-9 for d in diffs)} of {len(diffs)} | {np.mean(means):.4f} | "
@@ -108,7 +111,8 @@ def x_dependent(readers, runs, scale: float):
 def _at_structure(cal, reader, prior):
     if cal.fallback or cal.weight == 0:
         return cal.apply(reader)
-    judgements = {k: replace(j, calibrated=int(round(100 * cal.ratios(np.array([log_odds(prior.get(k, 0.5))]), [j])[0])))
+    judgements = {k: replace(j,
+                             calibrated=int(round(100 * cal.ratios(np.array([log_odds(prior.get(k, 0.5))]), [j])[0])))
                   for k, j in reader.judgements.items()}
     return ReaderJudgements(reader.reader, judgements, cal.weight, cal)
 
@@ -163,10 +167,10 @@ def answer_sets(repeats, untrained: dict, nested: dict[str, list[float]], bias: 
           "reader answers with no option, against the share that model predicts (labels drawn from the structure "
           "probabilities, at least one of them a cause), fitted without gold (the default) and with gold. Then a "
           "reader model conditioned on a non-empty answer (the same votes, then at least one yes in such a "
-          f"question, those it answered with no option taken one option at a time; dependence held at {DEPENDENCE}), fitted by the exact likelihood over each question's label "
-          "sets, without gold (the structure probabilities as the labels' prior) and with gold: the sensitivity "
-          "and specificity of its votes before the condition, averaged over the gold causes and other options "
-          "alike for both fits.\n")
+          f"question, those it answered with no option taken one option at a time; dependence held at {DEPENDENCE}), "
+          "fitted by the exact likelihood over each question's label sets, without gold (the structure probabilities "
+          "as the labels' prior) and with gold: the sensitivity and specificity of its votes before the condition, "
+          "averaged over the gold causes and other options alike for both fits.\n")
     (pieces, edges), = repeats[0]
     prior, settled = option_evidence(pieces, edges)
     labels = gold_of(repeats[0])
@@ -179,8 +183,8 @@ def answer_sets(repeats, untrained: dict, nested: dict[str, list[float]], bias: 
                                                                                        TrustSettings(min_open=0))
         weights = np.array([float(labels[k]) for k in sets.keys])
         fits = [sets.rates(sets.fit(given), weights) for given in (None, labels)]
-        print(f"| {stem} | {len(sets.no_answer)} | {sets.no_answer.mean():.3f} | {sets.predicted_no_answer(free):.3f} | "
-              f"{sets.predicted_no_answer(gold):.3f} | " + " | ".join(f"{a:.2f} / {b:.2f}" for a, b in fits) + " |",
+        print(f"| {stem} | {len(sets.no_answer)} | {sets.no_answer.mean():.3f} | {sets.predicted_no_answer(free):.3f} "
+              f"| {sets.predicted_no_answer(gold):.3f} | " + " | ".join(f"{a:.2f} / {b:.2f}" for a, b in fits) + " |",
               flush=True)
     print("\nThe conditioned fit without gold, fused as the default fuses its estimate (a yes carries log(sens / (1 - "
           "spec)), a no log((1 - sens) / spec), the rates averaged over the open options weighted by the structure "
@@ -260,7 +264,8 @@ class AnswerSets:
         """Sensitivity and specificity of the votes before the condition, averaged over the options (in `keys`
         order) with weight `weights` on being a cause."""
         yes1, yes0 = expit(theta[0] + DEPENDENCE * self.all_x), expit(theta[1] + DEPENDENCE * self.all_x)
-        return float((weights * yes1).sum() / weights.sum()), float(((1 - weights) * (1 - yes0)).sum() / (1 - weights).sum())
+        return (float((weights * yes1).sum() / weights.sum()),
+                float(((1 - weights) * (1 - yes0)).sum() / (1 - weights).sum()))
 
 
 def _by_size(questions, prior, votes) -> list[tuple[list, np.ndarray, np.ndarray]]:

@@ -1,10 +1,11 @@
 """Fused score against reader accuracy. A simulated reader copies the gold labels and flips each option's
 verdict with probability 1 - accuracy (independently per option, so its errors are not the hard questions'
-errors of a real system); the real readers are in real_readers.py, and this is the second check. It is fused with the edge scorer inside the answer set program (rules/readers.lp)
-under grouped-by-topic 5-fold CV over train + dev + sample: the edge scores of each topic come from a scorer
-that did not see it, and the reader weight is chosen in each outer fold by the score on its training topics.
-Reported on whole held-out topics and on held-out topics cut to the test split's shapes, with the reader's
-own score (its hard answers as they are; an empty answer scores 0) and the structure model's without it.
+errors of a real system); the real readers are in real_readers.py, and this is the second check. It is fused with the
+edge scorer inside the answer set program (rules/readers.lp) under grouped-by-topic 5-fold CV over train + dev + sample:
+the edge scores of each topic come from a scorer that did not see it, and the reader weight is chosen in each outer fold
+by the score on its training topics. Reported on whole held-out topics and on held-out topics cut to the test split's
+shapes, with the reader's own score (its hard answers as they are; an empty answer scores 0) and the structure model's
+without it.
 
     python -m lab.readers.simulated_readers --data ../shared/aer
 """
@@ -49,8 +50,8 @@ def main() -> None:
         topics = question_topics(scored)
         structure = scores_by_weight(scored, edges, {}, bias)[0].mean()
         print(f"## {regime}: structure model alone {structure:.4f}\n")
-        print("| reader accuracy per option | reader alone | fused, weight chosen by nested CV | fused, calibrated without "
-              "gold (the default) | weights chosen (per outer fold, per seed) |")
+        print("| reader accuracy per option | reader alone | fused, weight chosen by nested CV | fused, calibrated "
+              "without gold (the default) | weights chosen (per outer fold, per seed) |")
         print("|---|---|---|---|---|")
         runs = answered_sets(scored, edges)
         by_weight = {}
@@ -58,7 +59,8 @@ def main() -> None:
             alone, fused, free, weights = [], [], [], []
             for seed in SEEDS:
                 judgements = simulated_reader(questions, accuracy, seed)
-                alone.append(np.mean([question_score(frozenset(l for l in LABELS if judgements[(q.qid, l)].verdict), q.gold)
+                alone.append(np.mean([question_score(frozenset(l for l in LABELS if judgements[(q.qid, l)].verdict),
+                                                     q.gold)
                                       for a in scored for q in a.topic.questions]))
                 scores = scores_by_weight(scored, edges, judgements, bias)
                 by_weight[accuracy] = [by_weight.get(accuracy, [0] * len(WEIGHTS))[i] + scores[w].mean() / len(SEEDS)

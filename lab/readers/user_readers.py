@@ -58,7 +58,8 @@ from lab.common import run_benchmark
 RATES = (0.0, 0.25, 0.5, 0.75)
 SEEDS = (0, 1, 2)
 SCALES = (1.0, 1.5)  # the scales of the grid of the regime's constants (--scales)
-STRETCHES = (1.0, 1.5, 2.0, 2.5, 3.0)  # how far the estimate of answers_right is moved from the prior mean (AnswerChannel.stretch)
+# how far the estimate of answers_right is moved from the prior mean (AnswerChannel.stretch)
+STRETCHES = (1.0, 1.5, 2.0, 2.5, 3.0)
 
 
 def grid(scales: tuple[float, ...] = SCALES) -> list[AnswerChannel]:
@@ -224,7 +225,8 @@ MODES = {False: "each topic alone", True: "the set in one run"}
 def parts_of(label: str, root: Path, topics: Topics, parts: list) -> list[tuple[str, np.ndarray]]:
     """The rows of a set: all its topics, then those of each `--part` of it (a mask over its topics each)."""
     return [(label, np.ones(len(topics.analyses), dtype=bool))] + [
-        (f"{label}: the topics of {Path(folder).name}", np.isin(topics.folders, [p.name for p in Path(folder).iterdir()]))
+        (f"{label}: the topics of {Path(folder).name}",
+         np.isin(topics.folders, [p.name for p in Path(folder).iterdir()]))
         for name, folder in parts if name == root.name]
 
 
@@ -239,7 +241,8 @@ def share(text: str) -> float:
 def known_right(roots: list[Path], cache_dir: Path | None, held_out: bool, parts: list, values: list[float]) -> int:
     """The table of `--known-right`: per set (and part), simulated reader and given share of right answers, the
     fused score with each topic answered alone."""
-    print("| set | reader | reader alone | causalgraph alone | " + " | ".join(f"fused, right {v:g} given" for v in values)
+    print("| set | reader | reader alone | causalgraph alone | " + " | ".join(f"fused, right {v:g} given"
+                                                                              for v in values)
           + " |")
     print("|---|---|---|---|" + "---|" * len(values))
     for n, root in enumerate(roots):
@@ -260,8 +263,9 @@ def known_right(roots: list[Path], cache_dir: Path | None, held_out: bool, parts
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", nargs="+", type=Path, required=True,
-                        help="folders of user-style topic folders; the constants of the regime \"none\" are chosen on the "
-                             "first (with folds that leave one topic out), the others are answered with the shipped ones")
+                        help="folders of user-style topic folders; the constants of the regime \"none\" are chosen on "
+                             "the first (with folds that leave one topic out), the others are answered with the "
+                             "shipped ones")
     parser.add_argument("--real", action="append", default=[], metavar="SET=FILE", help="a real reader's answers")
     parser.add_argument("--cache-dir", type=Path, help="the analysis cache")
     parser.add_argument("--part", action="append", default=[], metavar="SET=FOLDER",
@@ -273,7 +277,8 @@ def main() -> int:
                         help="the scales of the grid of constants (default: %(default)s)")
     parser.add_argument("--known-right", nargs="+", type=share, metavar="R",
                         help="instead, fuse each simulated reader with its share of right answers given at each R "
-                             "(the other options but --sets, --part, --cache-dir and --held-out-structure do not apply)")
+                             "(the other options but --sets, --part, --cache-dir and --held-out-structure do not "
+                             "apply)")
     parser.add_argument("--worst", action="store_true",
                         help="choose the constants whose shortfalls below the better of the reader and causalgraph "
                              "alone are least, not those furthest above it on average")
@@ -285,7 +290,8 @@ def main() -> int:
     print("| set | reader | reader alone | causalgraph alone | fused, each topic alone | fused, the set in one run | "
           "fused answers differing from the reader's (right), alone / in one run |")
     print("|---|---|---|---|---|---|---|")
-    sets = [Topics(root, args.cache_dir, held_out=args.held_out_structure and n == 0) for n, root in enumerate(args.sets)]
+    sets = [Topics(root, args.cache_dir, held_out=args.held_out_structure and n == 0)
+            for n, root in enumerate(args.sets)]
     for n, (root, topics) in enumerate(zip(args.sets, sets)):
         sizes = np.array([len(a.topic.questions) for a in topics.analyses])
         alone = scores(topics, topics.answer(None))
@@ -322,7 +328,8 @@ def main() -> int:
         for rate in RATES:
             found = np.mean([right_estimates(topics, simulated_answers(topics.questions, rate, seed))
                              for seed in SEEDS], axis=0)
-            print(f"| {root.name} | simulated, {rate:.0%} corrupted | {found[0]:.3f} | {found[1]:.3f} | {found[2]:.3f} |",
+            print(f"| {root.name} | simulated, {rate:.0%} corrupted | {found[0]:.3f} | {found[1]:.3f} | {found[2]:.3f} "
+                  "|",
                   flush=True)
     return 0
 

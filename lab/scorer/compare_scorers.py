@@ -54,7 +54,8 @@ def size_only_copies(analyses, shapes, copies: int, seed: int) -> list[list[Topi
     out = []
     for a in analyses:
         n = len(a.topic.questions)
-        out.append([subset_analysis(a, rng.sample(range(n), min(rng.choice(shapes).questions, n))) for _ in range(copies)])
+        out.append([subset_analysis(a, rng.sample(range(n), min(rng.choice(shapes).questions, n)))
+                    for _ in range(copies)])
     return out
 
 
@@ -146,7 +147,8 @@ def main() -> None:
     print("| edge scorer | edge AUC | whole held-out topics | held-out cut to test shapes |\n|---|---|---|---|")
     variants = [("shipped: copies cut to test shapes", plain()), ("no training copies", plain(copies=None)),
                 ("copies cut to test sizes only", plain(copies=sized)),
-                ("+ document evidence features", plain(partial(EdgeScorer, features=tuple(f for f in FEATURES if f not in SIZE_FEATURES)))),
+                ("+ document evidence features",
+                 plain(partial(EdgeScorer, features=tuple(f for f in FEATURES if f not in SIZE_FEATURES)))),
                 ("+ question-only embedding head", stacked)]
     for name, fit_fold in variants:
         print(evaluate(name, analyses, args.folds, held, bias, fit_fold), flush=True)

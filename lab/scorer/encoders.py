@@ -50,7 +50,8 @@ def build_parser():
     parser = cv_parser("encoders", __doc__, encoder=False, bias=True)
     parser.prog = "python -m lab.scorer.encoders"
     parser.add_argument("--encoders", nargs="+", default=[DEFAULT_ENCODER, MPNET],
-                        help=f"sentence encoders to compare: local paths or hub names (default {DEFAULT_ENCODER} {MPNET})")
+                        help=f"sentence encoders to compare: local paths or hub names (default {DEFAULT_ENCODER} "
+                             f"{MPNET})")
     return parser
 
 
@@ -60,8 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     if inputs is None:
         return 2
     topics, shapes, bias = inputs
-    print(f"Grouped-by-topic {args.folds}-fold CV over {plural(len(topics), 'topic')}, bias {bias}; speed: seconds to embed the "
-          f"first {SPEED_SENTENCES} document sentences of the labelled topics on one torch thread\n")
+    print(f"Grouped-by-topic {args.folds}-fold CV over {plural(len(topics), 'topic')}, bias {bias}; speed: seconds to "
+          f"embed the first {SPEED_SENTENCES} document sentences of the labelled topics on one torch thread\n")
     header = ["encoder", "parameters", f"s per {SPEED_SENTENCES} sentences", "edge AUC", "whole held-out topics"]
     header += [f"held-out cut to {args.resize_to} shapes"] if shapes else []
     print("| " + " | ".join(header) + " |\n" + "|---" * len(header) + "|")

@@ -68,7 +68,8 @@ def encoder_check(data: str, limit: int) -> str:
     embed_module.BATCH_SIZE = BATCH_SIZE
     cosine = float(np.mean(np.sum(vectors[True] * vectors[False], axis=1)))
     return (f"{total} sentences of {len(groups)} documents, one torch thread\n\n| encoder | batch | seconds |\n"
-            "|---|---|---|\n" + "\n".join(rows) + f"\n\nmean cosine of the int8 embeddings with the float ones: {cosine:.3f}\n")
+            "|---|---|---|\n" + "\n".join(rows) + "\n\nmean cosine of the int8 embeddings with the float ones: "
+                                                  f"{cosine:.3f}\n")
 
 
 def bm25_retrieve(k: int):

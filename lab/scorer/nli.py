@@ -20,7 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="local path or hub name of the encoder to fine-tune")
     parser.add_argument("--folds", type=at_least(2), default=5, help="grouped CV folds (at least 2)")
     parser.add_argument("--epochs", type=positive(int), default=1, help="fine-tuning epochs in each fold")
-    parser.add_argument("--silver", type=at_least(0), default=2000, help="silver cue pairs added to each fold's training")
+    parser.add_argument("--silver", type=at_least(0), default=2000,
+                        help="silver cue pairs added to each fold's training")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     return parser
 
@@ -42,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     analyses = labelled_analyses(topics, DEFAULT_ENCODER, not args.quiet)
     r = pair_model_cv(analyses, args.encoder, args.folds, args.epochs, args.silver, not args.quiet)
     print(f"pair model {args.encoder}, {args.epochs} epoch(s): grouped-CV edge AUC {r.auc:.3f}"
-          f" ({r.auc_with_documents:.3f} on the {r.pairs_with_documents} pairs of topics with documents, whose premise is evidence)")
+          f" ({r.auc_with_documents:.3f} on the {r.pairs_with_documents} pairs of topics with documents, whose premise "
+          "is evidence)")
     print(f"edge scorer (trained on whole topics) AUC without the pair model {r.scorer_auc:.3f}, with it "
           f"{r.stacked_auc:.3f}; an optimistic bound: the training topics' pair scores come from "
           f"models that saw the held-out fold ({time.time() - start:.0f}s)")

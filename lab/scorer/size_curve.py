@@ -16,7 +16,8 @@ from causalgraph.readers.base import Judgement
 from causalgraph.reason.solve import SolverParams, solve_analysis
 from causalgraph.measure.fusion import READER_WEIGHTS, nested_choice, scores_by_weight
 
-SIZES: tuple[int | str | None, ...] = (1, 3, 5, 10, None, "test-shaped")  # None: whole; "test-shaped": resized_sets' held copies
+# None: whole; "test-shaped": resized_sets' held copies
+SIZES: tuple[int | str | None, ...] = (1, 3, 5, 10, None, "test-shaped")
 
 
 def size_name(k: int | str | None) -> str:
@@ -88,7 +89,8 @@ def reader_alone(held: Held, judgements: dict[tuple[str, str], Judgement]) -> np
         judged = by_question.get(q.qid, {})
         if judged and all(j.probability is not None for j in judged.values()):
             probs = {l: float(j.probability or 0.0) for l, j in judged.items()}
-            chosen = frozenset(l for l, p in probs.items() if p >= 0.5) or frozenset([max(probs, key=probs.__getitem__)])
+            chosen = frozenset(l for l, p in probs.items()
+                               if p >= 0.5) or frozenset([max(probs, key=probs.__getitem__)])
         else:
             chosen = frozenset(l for l, j in judged.items() if j.verdict)
         out.append(question_score(chosen, q.gold or frozenset()))

@@ -28,7 +28,8 @@ def parse_sizes(text: str) -> tuple[int | str | None, ...]:
         elif part.isdigit() and int(part) > 0:
             sizes.append(int(part))
         else:
-            raise argparse.ArgumentTypeError(f"--sizes takes positive integers, 'whole' and 'test-shaped', got {part!r}")
+            raise argparse.ArgumentTypeError("--sizes takes positive integers, 'whole' and 'test-shaped', got "
+                                             f"{part!r}")
     if not sizes:
         raise argparse.ArgumentTypeError(f"--sizes names no size: {text!r}")
     return tuple(dict.fromkeys(sizes))
@@ -41,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
                         "(default: every size of the curve)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the cuts")
     parser.add_argument("--reader-scores", type=Path, action="append", default=[], metavar="FILE",
-                        help="another system's answers or probabilities on (some of) the labelled questions (repeatable)")
+                        help="another system's answers or probabilities on (some of) the labelled questions "
+                             "(repeatable)")
     args = parser.parse_args(argv)
     from tqdm import tqdm  # after the options: --help stays fast
 
@@ -78,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     # (row, features, training copies); the readers are measured over the shipped evidence scorer
     configs = [
         ("structure: question features, test-shaped copies (the shipped structure scorer)", QUESTION_FEATURES, today),
-        (f"structure, size-aware: + {', '.join(SIZE_FEATURES)}; + copies of {', '.join(map(str, SIZE_COPIES))} questions",
+        (f"structure, size-aware: + {', '.join(SIZE_FEATURES)}; + copies of {', '.join(map(str, SIZE_COPIES))} "
+         "questions",
          STRUCTURE_FEATURES, sized),
         ("size-aware + documents", documents, sized),
         *[(f"size-aware + documents + {group}" + (" (the shipped evidence scorer)" if group in SHIPPED_GROUPS else ""),

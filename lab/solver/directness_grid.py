@@ -36,7 +36,8 @@ def main() -> None:
     args, analyses, _, extra, held = labelled_cv(__doc__)
     models = fold_scorers(analyses, args.folds, extra=extra)
     bias = shipped_bias()
-    print(f"bias {bias}\n\n| chain penalty | hub penalty | whole held-out topics | held-out cut to test shapes |\n|---|---|---|---|")
+    print(f"bias {bias}\n\n| chain penalty | hub penalty | whole held-out topics | held-out cut to test shapes "
+          "|\n|---|---|---|---|")
     for chain, hub in GRID:
         params = SolverParams(bias=bias, extra_rules=(DIRECTNESS.format(chain=chain, hub=hub),))
         cells = [str(chain), str(hub)]

@@ -82,7 +82,8 @@ def timed(solvers: dict, solve, items, runs: int) -> tuple[dict[str, float], int
             times[name].append(time.perf_counter() - start)
             first.setdefault(name, solutions)
     found = list(first.values())
-    differ = sum((a.answers, a.dropped, a.alone) != (b.answers, b.dropped, b.alone) for a, b in zip(*found)) if len(found) > 1 else 0
+    differ = sum((a.answers, a.dropped, a.alone) != (b.answers, b.dropped, b.alone)
+                 for a, b in zip(*found)) if len(found) > 1 else 0
     return {name: statistics.median(t) for name, t in times.items()}, differ
 
 
@@ -112,7 +113,9 @@ def main() -> None:
                 continue
             cut += [subset_analysis(a, list(range(i, min(i + step, n)))) for i in range(0, n, step)]
         seconds, differ = timed(solvers, solve_cut, [(a, edge_scores(a.table, scorer)) for a in cut], args.runs)
-        print(f"| {size or 'whole topic'} | {len(cut)} | " + " | ".join(f"{s:.3f}" for s in seconds.values()) + f" | {differ} |", flush=True)
+        print(f"| {size or 'whole topic'} | {len(cut)} | " + " | ".join(f"{s:.3f}"
+                                                                        for s in seconds.values()) + f" | {differ} |",
+              flush=True)
     logging.disable(logging.WARNING)  # each relaxation warns
     topics = unsatisfiable_topics(40)
     seconds, differ = timed(solvers, lambda module, *topic: module.solve_topic(*topic), topics, args.runs)

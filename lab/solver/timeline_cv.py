@@ -25,7 +25,8 @@ MEDIATED_GRID = (0, 100, 300)
 def order_report(analyses: list[TopicAnalysis]) -> list[str]:
     """Coverage and accuracy of the timeline's order over the candidate pairs, by group of topics and by the
     basis of the order (the dates of the two events' mentions, or a connective or causal cue): markdown rows."""
-    lines = ["| topics | candidate pairs | ordered by the documents | basis | gold causes ordered | gold causes placed after their target | other pairs ordered | other pairs placed after their target |",
+    lines = ["| topics | candidate pairs | ordered by the documents | basis | gold causes ordered | gold causes placed "
+             "after their target | other pairs ordered | other pairs placed after their target |",
              "|---|---|---|---|---|---|---|---|"]
     groups = {"1-10 (full documents)": [a for a in analyses if a.topic.topic_id <= 10],
               "11-36 (train-evidence passages)": [a for a in analyses if a.topic.topic_id > 10]}
@@ -46,8 +47,8 @@ def order_report(analyses: list[TopicAnalysis]) -> list[str]:
         for basis in ("dates", "cues"):
             n = {(g, x): counts[(basis, g, x)] for g in (True, False) for x in (True, False)}
             gold, other = n[(True, True)] + n[(True, False)], n[(False, True)] + n[(False, False)]
-            lines.append(f"| {name} | {pairs} | {share(ordered, pairs)} | {basis} | {gold} | {share(n[(True, True)], gold)} "
-                         f"| {other} | {share(n[(False, True)], other)} |")
+            lines.append(f"| {name} | {pairs} | {share(ordered, pairs)} | {basis} | {gold} | "
+                         f"{share(n[(True, True)], gold)} | {other} | {share(n[(False, True)], other)} |")
     return lines
 
 
@@ -58,7 +59,8 @@ def grid_scores(scored, edges, bias: int, progress: bool = True) -> dict[tuple[i
     for order, mediated in tqdm(grid, desc="weight grid", unit="setting", disable=not progress):
         params = SolverParams(bias=bias, doc_order=order, mediated=mediated)
         out[(order, mediated)] = np.array([question_score(solution.answers[q.qid], q.gold)
-                                           for a, e in zip(scored, edges) for solution in [solve_analysis(a, e, params=params)]
+                                           for a, e in zip(scored, edges)
+                                           for solution in [solve_analysis(a, e, params=params)]
                                            for q in a.topic.questions])
     return out
 

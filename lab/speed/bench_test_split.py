@@ -112,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         folders = {1.0: args.data}
         for config in configs:
             if config.fraction not in folders:
-                folders[config.fraction] = subset_data(args.data, args.split, config.fraction, tmp / f"data{config.fraction}")
+                folders[config.fraction] = subset_data(args.data, args.split, config.fraction,
+                                                       tmp / f"data{config.fraction}")
         for run in range(args.runs):
             for i, config in enumerate(configs):
                 # a warm run reuses the cache that this round's cold run (configs[0]) filled

@@ -69,7 +69,8 @@ def main() -> None:
     logging.disable(logging.WARNING)  # the runs' warnings (no documents, time limit reached) are expected
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        warm = write_topic(work / "warm", [row("w", "The dam failed.", ["Rain fell.", "Gates jammed.", "A cup was won.", NONE])])
+        warm = write_topic(work / "warm",
+                           [row("w", "The dam failed.", ["Rain fell.", "Gates jammed.", "A cup was won.", NONE])])
         stage_seconds(warm, work)
         big = write_topic(work / "big", [row("q1", "The dam failed on May 3.",
                                              [("May 1 " * 20_000)[:100_000], "Rain fell.", "Gates jammed.", NONE])])
@@ -79,7 +80,8 @@ def main() -> None:
                                     (f"{args.questions}-question clash topic", clash, ["--time-limit", "0.1"]),
                                     (f"{args.questions}-question clash topic", clash, [])):
             seconds = stage_seconds(data, work, *options)
-            print(f"| {name} | {' '.join(options) or '(none)'} | {seconds['analysis']:.1f} | {seconds['solving']:.2f} |",
+            print(f"| {name} | {' '.join(options) or '(none)'} | {seconds['analysis']:.1f} | {seconds['solving']:.2f} "
+                  "|",
                   flush=True)
 
 

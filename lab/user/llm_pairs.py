@@ -24,7 +24,8 @@ from lab.common import run_benchmark
 from lab.user.user_scorer import analyses
 
 SYSTEM = "You read news text and answer questions about cause and effect."
-ASK = "Text:\n{passage}\n\nEvent A: {a}\nEvent B: {b}\n\nAccording to the text, did event A cause event B? Answer Yes or No."
+ASK = ("Text:\n{passage}\n\nEvent A: {a}\nEvent B: {b}\n\n"
+       "According to the text, did event A cause event B? Answer Yes or No.")
 PASSAGE = 5  # sentences at most
 
 
@@ -54,7 +55,8 @@ def main() -> int:
     yes, no = tokenizer.encode("Yes")[0], tokenizer.encode("No")[0]
 
     def leaning(text: str, a: str, b: str) -> float:
-        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": ASK.format(passage=text, a=a, b=b)}]
+        messages = [{"role": "system", "content": SYSTEM},
+                    {"role": "user", "content": ASK.format(passage=text, a=a, b=b)}]
         ids = tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt")
         ids = ids if torch.is_tensor(ids) else ids["input_ids"]
         with torch.no_grad():
@@ -68,7 +70,8 @@ def main() -> int:
         start = time.perf_counter()
         for analysis in topics:
             for index, ((e, t), is_cause) in enumerate(zip(analysis.table.pairs, analysis.gold())):
-                text, cause, target = passage(analysis, index, e, t), analysis.graph.nodes[e]["text"], analysis.graph.nodes[t]["text"]
+                text, cause, target = (passage(analysis, index, e, t), analysis.graph.nodes[e]["text"],
+                                       analysis.graph.nodes[t]["text"])
                 gold.append(is_cause)
                 forward.append(leaning(text, cause, target))
                 reverse.append(leaning(text, target, cause))

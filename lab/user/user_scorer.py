@@ -1,17 +1,17 @@
 """The scorer of a user's own topics (`--priors none`), trained on user-style topics, without and with the directed
 statements (causalgraph/evidence/statements.py): how often each statement is read for gold pairs and for the
-others, and how many of the options stated as a cause are causes; then, per set, the option AUC (every candidate pair's held-out probability against its gold), the AER
-score of the answers solved under priors none, and their shapes. Folds leave one topic out over the tuning sets
-(default ../shared/user-train and ../shared/user-dev); the validation set (default ../shared/user-dev-2) is scored
-by a scorer fitted on all tuning topics and never tunes anything. The precision bias is chosen on the held-out
-answers of the first tuning set only (user-train), so the second (user-dev) is scored at a bias it did not choose.
-The features are the shipped user-topic scorer's (learn/user.py). The last rows answer each tuning topic at the bias
-chosen on the other tuning topics' held-out answers, as `train --user-topics` reports them. A table then gives how the
-shipped features' scorer ranks each question's options, and the answers of the highest expected score over its
-probabilities (a decision rule in place of the precision bias and the rules). A table reads the statements as
-hard rules over those probabilities instead, and the next answers an option stated as the cause in one sentence
-where None would be the fallback (stated_before_none); the last counts the options from another topic of the set
-that the documents or the statements raise, as the answer's evidence line shows it, held out.
+others, and how many of the options stated as a cause are causes; then, per set, the option AUC (every candidate pair's
+held-out probability against its gold), the AER score of the answers solved under priors none, and their shapes. Folds
+leave one topic out over the tuning sets (default ../shared/user-train and ../shared/user-dev); the validation set
+(default ../shared/user-dev-2) is scored by a scorer fitted on all tuning topics and never tunes anything. The precision
+bias is chosen on the held-out answers of the first tuning set only (user-train), so the second (user-dev) is scored at
+a bias it did not choose. The features are the shipped user-topic scorer's (learn/user.py). The last rows answer each
+tuning topic at the bias chosen on the other tuning topics' held-out answers, as `train --user-topics` reports them. A
+table then gives how the shipped features' scorer ranks each question's options, and the answers of the highest expected
+score over its probabilities (a decision rule in place of the precision bias and the rules). A table reads the
+statements as hard rules over those probabilities instead, and the next answers an option stated as the cause in one
+sentence where None would be the fallback (stated_before_none); the last counts the options from another topic of the
+set that the documents or the statements raise, as the answer's evidence line shows it, held out.
 
     python -m lab.user.user_scorer --cache-dir /tmp/user-cache
 """
@@ -100,7 +100,8 @@ def answer_shapes(analyses: list, probabilities: list[dict], biases: list[int]) 
 def option_auc(analyses: list, probabilities: list[dict]) -> float:
     """The option AUC of the topics' candidate pairs: each pair's probability against its gold."""
     return float(roc_auc_score(np.concatenate([a.gold() for a in analyses]),
-                               np.concatenate([[p[k] for k in a.table.pairs] for a, p in zip(analyses, probabilities)])))
+                               np.concatenate([[p[k] for k in a.table.pairs]
+                                               for a, p in zip(analyses, probabilities)])))
 
 
 def expected_best(options: dict[str, float], none: str | None) -> frozenset[str]:
@@ -196,7 +197,8 @@ def documents_moves(analysis, scorer, foreign: set, versus: tuple[str, ...]) -> 
     the documents or the statements), each by EFFECT_SHOWN or more, with the groups `versus` compared with the
     topic's candidates (learn.scorer.evidence_effects)."""
     effects = evidence_effects(analysis.table, scorer, edge_scores(analysis.table, scorer), versus)
-    return np.array([(gold, effects[p].get("documents", 0.0) >= EFFECT_SHOWN, effects[p].get("documents", 0.0) <= -EFFECT_SHOWN,
+    return np.array([(gold, effects[p].get("documents", 0.0) >= EFFECT_SHOWN,
+                      effects[p].get("documents", 0.0) <= -EFFECT_SHOWN,
                       p in foreign and any(effects[p].get(g, 0.0) >= EFFECT_SHOWN for g in ("documents", "statements")))
                      for p, gold in zip(analysis.table.pairs, analysis.gold())], dtype=bool).reshape(-1, 4)
 
@@ -229,11 +231,12 @@ def main() -> int:
     print_table("statement read", ["gold pairs", "other pairs"],
                 [(f, [float(stated[f][labels].mean()), float(stated[f][~labels].mean())]) for f in STATEMENT_FEATURES])
 
-    print("\n| set | options stated as a cause (not as a consequence or later) | of them causes | questions with two or "
-          "more | all of them causes |")
+    print("\n| set | options stated as a cause (not as a consequence or later) | of them causes | questions with two "
+          "or more | all of them causes |")
     print("|---|---|---|---|---|")
     for root in roots:
-        count, causes, several, all_causes = np.sum([stated_options(a) for name, a in topics if name == root.name], axis=0)
+        count, causes, several, all_causes = np.sum([stated_options(a) for name, a in topics if name == root.name],
+                                                    axis=0)
         print(f"| {root.name} | {count} | {causes} ({causes / count:.2f}) | {several} | {all_causes} |")
     print()
 
@@ -283,7 +286,8 @@ def main() -> int:
     biases = {**nested, **dict.fromkeys(validation, everything)}
     print("\n| statements as rules | " + " | ".join(root.name for root in roots) + " |")
     print("|---|" + "---|" * len(roots))
-    for rule, against in (("none (the scorer alone)", ()), ("a stated consequence is ruled out", ("stated_consequence",)),
+    for rule, against in (("none (the scorer alone)", ()),
+                          ("a stated consequence is ruled out", ("stated_consequence",)),
                           ("the same, across sentences too", ("stated_consequence", "stated_consequence_across")),
                           ("a stated consequence or later event is ruled out", ("stated_consequence", "stated_after"))):
         cells = []
@@ -291,7 +295,8 @@ def main() -> int:
             total = count = 0
             for i in (i for i, (name, _) in enumerate(topics) if name == root.name):
                 frame = topics[i][1].table.frame()
-                out = (frame[list(against)].gt(0).any(axis=1) & frame[["stated_cause", "stated_cause_across"]].eq(0).all(axis=1)
+                out = (frame[list(against)].gt(0).any(axis=1)
+                       & frame[["stated_cause", "stated_cause_across"]].eq(0).all(axis=1)
                        if against else pd.Series(False, index=frame.index))
                 probs = {p: 0.01 if ruled else pairs[i][p] for p, ruled in zip(topics[i][1].table.pairs, out)}
                 scores = topic_scores(topics[i][1], probs, biases[i])
@@ -321,15 +326,16 @@ def main() -> int:
         ids = [i for i, (name, _) in enumerate(topics) if name == root.name]
         held = [validation_scorer if root == args.validate else next(scorers) for _ in ids]
         foreign = foreign_pairs([topics[i][1] for i in ids])
-        blanked, compared = (np.concatenate([documents_moves(topics[i][1], s, f, versus) for i, s, f in zip(ids, held, foreign)])
+        blanked, compared = (np.concatenate([documents_moves(topics[i][1], s, f, versus)
+                                             for i, s, f in zip(ids, held, foreign)])
                              for versus in ((), VERSUS_CANDIDATES))
         gold = blanked[:, 0]
 
         def share(rows: np.ndarray, column: int, where: np.ndarray) -> str:
             return f"{rows[where, column].mean():.2f}"
         print(f"| {root.name} | {sum(map(len, foreign))} | {blanked[:, 3].sum()} | {compared[:, 3].sum()} | "
-              f"{share(blanked, 1, gold)} / {share(compared, 1, gold)} | {share(blanked, 1, ~gold)} / {share(compared, 1, ~gold)} | "
-              f"{share(blanked, 2, ~gold)} / {share(compared, 2, ~gold)} |", flush=True)
+              f"{share(blanked, 1, gold)} / {share(compared, 1, gold)} | {share(blanked, 1, ~gold)} / "
+              f"{share(compared, 1, ~gold)} | {share(blanked, 2, ~gold)} / {share(compared, 2, ~gold)} |", flush=True)
     return 0
 
 

@@ -80,7 +80,8 @@ class Fits:
         self.frames = [with_mean_margins(a) for a in tuning]
         self.gold = [a.gold() for a in tuning]
         self.validation_frames = [with_mean_margins(a) for a in validation]
-        self.extra = (pd.concat([with_mean_margins(a) for a in extra]), np.concatenate([a.gold() for a in extra])) if extra else None
+        self.extra = (pd.concat([with_mean_margins(a) for a in extra]),
+                      np.concatenate([a.gold() for a in extra])) if extra else None
 
     def fit(self, make: Callable, columns: tuple[str, ...], topics: list[int], extra_share: float):
         """`make()` fitted on the `topics` (tuning indices) and, with `extra_share`, the extra topics weighed so."""
@@ -92,13 +93,15 @@ class Fits:
             X, y = pd.concat([X, ex[list(columns)]]), np.concatenate([y, ey])
             weight = np.concatenate([weight, np.full(len(ey), extra_share * len(weight) / len(ey))])
         model = make()
-        return model.fit(X, y, sample_weight=weight) if isinstance(model, EdgeScorer) else model.fit(X, y, logisticregression__sample_weight=weight)
+        return (model.fit(X, y, sample_weight=weight) if isinstance(model, EdgeScorer)
+                else model.fit(X, y, logisticregression__sample_weight=weight))
 
     @staticmethod
     def probabilities(model, frame: pd.DataFrame, analysis, columns: tuple[str, ...]) -> dict:
         return dict(zip(analysis.table.pairs, map(float, model.predict_proba(frame[list(columns)])[:, 1])))
 
-    def held_out(self, make: Callable, columns: tuple[str, ...], extra_share: float = 0.0) -> tuple[list[dict], list[dict]]:
+    def held_out(self, make: Callable, columns: tuple[str, ...],
+                 extra_share: float = 0.0) -> tuple[list[dict], list[dict]]:
         """Each tuning topic's probabilities by a fit on the other tuning topics; the validation topics' by one fit on
         every tuning topic."""
         n = len(self.tuning)
@@ -134,25 +137,29 @@ def main() -> int:
     fits = Fits(tuning, sets[args.validate.name], aer)
     base = tuple(f for f in SHIPPED if f not in VERSUS_BEST)
     variants = [("shipped", boosted(SHIPPED), SHIPPED, 0.0),
-                ("statements' margins over the mean of the other options", boosted(base + VERSUS_MEAN), base + VERSUS_MEAN, 0.0),
+                ("statements' margins over the mean of the other options", boosted(base + VERSUS_MEAN),
+                 base + VERSUS_MEAN, 0.0),
                 ("without the statements' margins", boosted(base), base, 0.0),
                 ("logistic regression, C 0.03", logistic(0.03), SHIPPED, 0.0),
                 ("logistic regression, C 0.1", logistic(0.1), SHIPPED, 0.0)]
     variants += [(f"with the AER topics, weighed {share:g} of the user-style topics", boosted(SHIPPED), SHIPPED, share)
                  for share in (0.25, 1.0)]
-    print("| scorer | AUC, tuning / validation | set | questions | score | several labels (gold has several) | None chosen "
-          "where right | None chosen where wrong | answers with a wrong label | of them, with several labels |")
+    print("| scorer | AUC, tuning / validation | set | questions | score | several labels (gold has several) | None "
+          "chosen where right | None chosen where wrong | answers with a wrong label | of them, with several labels |")
     print("|---|---|---|---|---|---|---|---|---|---|")
 
     def report(label: str, held: list[dict], validation: list[dict]) -> None:
         """The variant's rows: each tuning set at the biases chosen on the other topics, the validation set at the
         bias chosen on all of them."""
-        nested, everything = chosen_biases({b: [sum(topic_scores(a, p, b)) for a, p in zip(tuning, held)] for b in BIASES})
+        nested, everything = chosen_biases({b: [sum(topic_scores(a, p, b)) for a, p in zip(tuning, held)]
+                                            for b in BIASES})
         aucs = f"{option_auc(tuning, held):.4f} / {option_auc(fits.validation, validation):.4f}"
         for root in args.tune:
             ids = [i for i, name in enumerate(names) if name == root.name]
-            print(f"| {label} | {aucs} | {root.name} | {answer_shapes([tuning[i] for i in ids], [held[i] for i in ids], [nested[i] for i in ids])} |")
-        print(f"| {label} | {aucs} | {args.validate.name} | {answer_shapes(fits.validation, validation, [everything] * len(validation))} |", flush=True)
+            print(f"| {label} | {aucs} | {root.name} | "
+                  f"{answer_shapes([tuning[i] for i in ids], [held[i] for i in ids], [nested[i] for i in ids])} |")
+        print(f"| {label} | {aucs} | {args.validate.name} | "
+              f"{answer_shapes(fits.validation, validation, [everything] * len(validation))} |", flush=True)
 
     shipped_held, shipped_validation = fits.held_out(*variants[0][1:])
     report(variants[0][0], shipped_held, shipped_validation)
@@ -160,7 +167,8 @@ def main() -> int:
         report(label, *fits.held_out(make, columns, share))
     if args.second_encoder:  # the same topics read with a second encoder, and the two scorers averaged
         second = analyses([*args.tune, args.validate], args.cache_dir, args.second_encoder)
-        held, validation = Fits([a for root in args.tune for a in second[root.name]], second[args.validate.name]).held_out(
+        held, validation = Fits([a for root in args.tune for a in second[root.name]],
+                                second[args.validate.name]).held_out(
             boosted(SHIPPED), SHIPPED)
         report(f"the documents read with {args.second_encoder}", held, validation)
         for k in SHARPEN:
@@ -175,12 +183,14 @@ def main() -> int:
             first, second = sorted(options, key=options.get, reverse=True)[:2]
             rows.append((options[second], second in q.gold, first in q.gold))
     table = np.array(rows, dtype=float)
-    print("\n| probability of the second-ranked option | questions | it is a cause | it is a cause, where the first is |")
+    print("\n| probability of the second-ranked option | questions | it is a cause | it is a cause, where the first is "
+          "|")
     print("|---|---|---|---|")
     for low, high in zip(bins, bins[1:]):
         inside = (table[:, 0] > low) & (table[:, 0] <= high)
         both = inside & (table[:, 2] > 0)
-        print(f"| {low:.1f}-{high:.1f} | {inside.sum()} | {table[inside, 1].mean():.2f} | {table[both, 1].mean():.2f} |")
+        print(f"| {low:.1f}-{high:.1f} | {inside.sum()} | {table[inside, 1].mean():.2f} | {table[both, 1].mean():.2f} "
+              "|")
     return 0
 
 

@@ -1,11 +1,11 @@
 """The scorer of a user's own topics (`--priors none`, learn/user.py) with the trained reader's statements
 (evidence/reading.py, group "read statements") beside, or in place of, the connectives' (evidence/statements.py,
 group "statements"); with the documents read twice (all-MiniLM-L6-v2 and all-mpnet-base-v2, a scorer per reading,
-as shipped) or once (all-MiniLM-L6-v2 alone). Folds leave one topic out over the tuning sets (default ../shared/user-train and
-../shared/user-dev): each tuning topic is scored by a scorer fitted on the other tuning topics and answered at the
-precision bias chosen on the other tuning topics' held-out answers (nested, as `train --user-topics` reports it).
-The validation set (default ../shared/user-dev-2) is scored by a scorer fitted on every tuning topic, at the bias
-chosen on all their held-out answers; it tunes nothing.
+as shipped) or once (all-MiniLM-L6-v2 alone). Folds leave one topic out over the tuning sets (default
+../shared/user-train and ../shared/user-dev): each tuning topic is scored by a scorer fitted on the other tuning topics
+and answered at the precision bias chosen on the other tuning topics' held-out answers (nested, as `train --user-topics`
+reports it). The validation set (default ../shared/user-dev-2) is scored by a scorer fitted on every tuning topic, at
+the bias chosen on all their held-out answers; it tunes nothing.
 
     python -m lab.user.user_statements --cache-dir /tmp/user-cache
 """
@@ -42,7 +42,8 @@ VARIANTS = {  # label: (features, read twice)
 def main() -> None:
     args = sets_parser(__doc__).parse_args()
     scorer, encoder = scorer_for(DEFAULT_MODEL, "none")
-    cache = AnalysisCache.open(args.cache_dir, encoder, second=second_encoder(scorer), statements=True) if args.cache_dir else None
+    cache = AnalysisCache.open(args.cache_dir, encoder, second=second_encoder(scorer),
+                               statements=True) if args.cache_dir else None
 
     def analyse(root):
         topics = [cg.load_topics(folder)[0] for folder in topic_folders(root)]
@@ -61,7 +62,8 @@ def main() -> None:
         held = [edge_scores(a.table, fit(tune[:i] + tune[i + 1:], features=features)) for i, a in enumerate(tune)]
         by_bias = {b: [topic_scores(a, p, b) for a, p in zip(tune, held)] for b in BIASES}
         nested, bias = chosen_biases({b: [sum(s) for s in scores] for b, scores in by_bias.items()})
-        per_set = {r.name: [s for i, b in enumerate(nested) if names[i] == r.name for s in by_bias[b][i]] for r in args.tune}
+        per_set = {r.name: [s for i, b in enumerate(nested) if names[i] == r.name for s in by_bias[b][i]]
+                   for r in args.tune}
         final = fit(tune, bias, features=features)
         valid = [s for a in validate for s in topic_scores(a, edge_scores(a.table, final), bias)]
         print(f"| {label} | " + " | ".join(f"{np.mean(per_set[r.name]):.4f}" for r in args.tune)

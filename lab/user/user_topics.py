@@ -52,7 +52,8 @@ def shape_cells(c: dict[str, float]) -> str:
     n = int(c["questions"])
     return (f"{n} | {c['score'] / n:.4f} | {c['several chosen']:.0f} of {c['several gold']:.0f} | "
             f"{c['none right chosen']:.0f} of {c['none right']:.0f} | "
-            f"{c['none wrong chosen']:.0f} of {c['none offered'] - c['none right']:.0f} | {c['wrong label']:.0f} | {c['several wrong']:.0f}")
+            f"{c['none wrong chosen']:.0f} of {c['none offered'] - c['none right']:.0f} | {c['wrong label']:.0f} | "
+            f"{c['several wrong']:.0f}")
 
 
 def measure(reasoner: cg.Reasoner, root: Path) -> dict[str, float]:
@@ -77,7 +78,8 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|---|")
     for root in args.sets:
         start = time.perf_counter()
-        print(f"| {root.name} | {shape_cells(measure(reasoner, root))} | {time.perf_counter() - start:.1f} |", flush=True)
+        print(f"| {root.name} | {shape_cells(measure(reasoner, root))} | {time.perf_counter() - start:.1f} |",
+              flush=True)
     return 0
 
 

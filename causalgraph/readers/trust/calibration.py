@@ -197,7 +197,8 @@ class ReaderCalibration:
                 and not record.get("spread", 0) > 0):
             raise DataError(path, where, "a reader of probabilities needs a positive spread")
         if not record.get("spread", MIN_SPREAD) >= MIN_SPREAD:
-            raise DataError(path, where, f"spread must be at least {MIN_SPREAD} (the fit's floor), got {record['spread']!r}")
+            raise DataError(path, where,
+                            f"spread must be at least {MIN_SPREAD} (the fit's floor), got {record['spread']!r}")
         if not all(0 < record[n] < 1 for n in ("sensitivity", "specificity") if n in record):
             raise DataError(path, where, "sensitivity and specificity must lie strictly between 0 and 1")
         if not (0 <= record.get("scale", SCALE) <= 100 and 0 < record.get("discount", 1.0) <= 1):

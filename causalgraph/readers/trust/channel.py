@@ -29,9 +29,9 @@ class AnswerChannel:
     a reader that errs drops a label, adds one or swaps one, and seldom answers at random), so that the two
     errors of one wrong answer count once. The structure model's joint over a question's answers (its options
     independent, their probabilities held at `temperature`: logit p / temperature; the options the rules settle
-    certain) is the prior; `answers_right` is its posterior mean by EM without gold, from a Beta prior of mean `prior` worth
-    `prior_questions` questions, then moved `stretch` times as far from the prior mean: the EM finds a wrong answer
-    one slip from the right one about as likely, so it draws every reader towards the middle (on a topic alone,
+    certain) is the prior; `answers_right` is its posterior mean by EM without gold, from a Beta prior of mean `prior`
+    worth `prior_questions` questions, then moved `stretch` times as far from the prior mean: the EM finds a wrong
+    answer one slip from the right one about as likely, so it draws every reader towards the middle (on a topic alone,
     a reader right on a quarter of the questions to 0.49, a perfect one to 0.76). A label then carries, times
     `scale`, how far the reader's answer moves the posterior that the label is in the right answer. The constants
     are chosen on the 24 user-style tuning topics (user-train and user-dev), each answered by a structure model

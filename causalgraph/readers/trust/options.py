@@ -47,7 +47,8 @@ def _logistic(F: np.ndarray, votes: np.ndarray, w: np.ndarray, dependence: float
     Gaussian prior of precision PRIOR_PRECISION around DEPENDENCE. Newton steps."""
     F = np.r_[F, [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]]
     votes, w = np.r_[votes, TYPICAL], np.r_[w, PRIOR_OPTIONS, PRIOR_OPTIONS]
-    theta = np.array([logit(TYPICAL[0], 1e-4), logit(TYPICAL[1], 1e-4), DEPENDENCE if dependence is None else dependence])
+    theta = np.array([logit(TYPICAL[0], 1e-4), logit(TYPICAL[1], 1e-4), DEPENDENCE if dependence is None
+                      else dependence])
     free = [0, 1] if dependence is not None else [0, 1, 2]
     precision = np.diag([0.0, 0.0, PRIOR_PRECISION])
     for _ in range(100):
@@ -162,9 +163,11 @@ def estimate_without_gold(readers: Sequence[ReaderJudgements], prior: Mapping[Ke
     judged = [open_keys(r, prior, settled) for r in readers]
     rows = [np.array([index[k] for k in ks], dtype=int) for ks in judged]
     given = [[r.judgements[k] for k in ks] for r, ks in zip(readers, judged)]
-    raw = [np.array([replace(r.judgements[k], calibrated=None).log_odds() / 100 for k in ks]) for r, ks in zip(readers, judged)]
+    raw = [np.array([replace(r.judgements[k], calibrated=None).log_odds() / 100 for k in ks])
+           for r, ks in zip(readers, judged)]
     cals = [fixed.get(r.reader) or ReaderCalibration(r.reader, "answers", "", len(ks), logit(TYPICAL[0], 1e-4),
-                                                     logit(TYPICAL[1], 1e-4), dependence=DEPENDENCE if dependence is None
+                                                     logit(TYPICAL[1], 1e-4), dependence=DEPENDENCE
+                                                     if dependence is None
                                                      else dependence, scale=settings.scale)
             for r, ks in zip(readers, judged)]  # to start, every reader a typical voter
     for _ in range(ITERATIONS):
@@ -181,9 +184,11 @@ def estimate_without_gold(readers: Sequence[ReaderJudgements], prior: Mapping[Ke
         if moved < 1e-4:
             break
     others = len(readers) - 1
-    method = "no gold: EM with the structure model" + (f" and {others} other reader{'s' * (others > 1)}" if others else "")
+    method = "no gold: EM with the structure model" + (f" and {others} other reader{'s' * (others > 1)}" if others
+                                                       else "")
     discounts = _discounts(readers, cals, {k: float(v) for k, v in settled.items()})
-    return tuple(fixed[r.reader] if r.reader in fixed else _no_worse_than_chance(replace(cal, method=cal.method or method,
+    return tuple(fixed[r.reader] if r.reader in fixed
+                 else _no_worse_than_chance(replace(cal, method=cal.method or method,
                                                                                         discount=d))
                  for r, cal, d in zip(readers, cals, discounts))
 
