@@ -96,9 +96,11 @@ class Reasoner:
         objects = tuple(r for r in readers if not isinstance(r, ReaderJudgements))
         for reader in objects:
             if not callable(getattr(reader, "judge", None)):
-                raise TypeError(f"a reader is ReaderJudgements or has a judge(topics) method, got {type(reader).__name__}")
+                raise TypeError("a reader is ReaderJudgements or has a judge(topics) method, got "
+                                f"{type(reader).__name__}")
         # checked where it is built (run.checks); "aer" until answer() picks, under AUTO
-        settings = Settings(Path(model).resolve(), frozenset(without), params or SolverParams(), time_limit, None, judged,
+        settings = Settings(Path(model).resolve(), frozenset(without), params or SolverParams(), time_limit, None,
+                            judged,
                             explain, "aer" if priors == AUTO else priors,
                             TrustSettings.given(reader_weight, reader_calibration))
         for each in PRIORS if priors == AUTO else (priors,):

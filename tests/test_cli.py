@@ -61,7 +61,8 @@ def test_answer_writes_submission_and_explanations(tmp_path, demo_dir, capsys):
                         "--quiet"])
     assert code == 0
     # it says where the answers went and, the questions having gold, their score (the demo's 0.875)
-    assert f"wrote 8 answers to {out}, {explain}; score 0.875 over 8 questions with a gold answer" in capsys.readouterr().err
+    written = f"wrote 8 answers to {out}, {explain}; score 0.875 over 8 questions with a gold answer"
+    assert written in capsys.readouterr().err
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == [f"demo-{i}" for i in range(1, 9)]
     assert all(set(r) == {"id", "answer"} and set(r["answer"].split(",")) <= set(LABELS) for r in rows)

@@ -41,32 +41,41 @@ def build_parser() -> argparse.ArgumentParser:
     parser = command_parser("answer", __doc__)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--demo", action="store_true",
-                        help="answer the built-in demo topic and print each question, its options, the answer and its score")
+                        help="answer the built-in demo topic and print each question, its options, the answer and its "
+                             "score")
     source.add_argument("--data", type=Path, metavar="PATH",
                         help="your own topics: a folder holding questions.jsonl (and docs.json), one .json/.yaml file "
-                             "of documents and questions, or a folder of such folders and files; or an AER data folder with splits (../shared/aer or the "
-                             "public repository layout)")
+                             "of documents and questions, or a folder of such folders and files; or an AER data folder "
+                             "with splits (../shared/aer or the public repository layout)")
     parser.add_argument("--split", choices=SPLITS, help="the split of an AER data folder to answer (default test)")
-    parser.add_argument("--out", type=Path, help='submission JSONL: {"id", "answer"} a line; without it, the answers are '
+    parser.add_argument("--out", type=Path,
+                        help='submission JSONL: {"id", "answer"} a line; without it, the answers are '
                                                  "printed with what decided each option")
     parser.add_argument("--explain", type=Path, help="JSONL with each option's edge score and the rules that fired")
     parser.add_argument("--topics", type=parse_topics, help="only these topic ids, e.g. 37,40-42")
     add_document_chars_option(parser)
-    parser.add_argument("--without", type=parse_groups, default=frozenset(), help=f"rule groups to switch off: {','.join(SWITCHABLE)}")
+    parser.add_argument("--without", type=parse_groups, default=frozenset(),
+                        help=f"rule groups to switch off: {','.join(SWITCHABLE)}")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="trained edge scorer (joblib)")
     add_priors_option(parser)
-    parser.add_argument("--none-prior", type=weight, help="cost of a real option where None is offered, weighed against the "
+    parser.add_argument("--none-prior", type=weight,
+                        help="cost of a real option where None is offered, weighed against the "
                         "edge log-odds x 100; default: a priority level above all edge evidence")
-    parser.add_argument("--bias", type=weight, help="precision bias per selected label (log-odds x 100); default: the model's")
-    parser.add_argument("--time-limit", type=positive(float), help="seconds of solving per topic, all its searches together; "
+    parser.add_argument("--bias", type=weight,
+                        help="precision bias per selected label (log-odds x 100); default: the model's")
+    parser.add_argument("--time-limit", type=positive(float),
+                        help="seconds of solving per topic, all its searches together; "
                         "the best answer set found by then is used; it bounds the LLM reader too (--llm-timeout)")
     parser.add_argument("--workers", type=workers_option, default="auto",
                         help="topics answered in parallel (processes); 'auto' (default): two where at least two topics "
-                             f"must be analysed and their documents hold {PARALLEL_CHARS:,} characters or more, else one")
+                             f"must be analysed and their documents hold {PARALLEL_CHARS:,} characters or more, else "
+                             "one")
     parser.add_argument("--scheduler", choices=SCHEDULERS, default="local", help="local processes, or a Dask cluster")
     parser.add_argument("--dask-address", help="scheduler address of a running Dask cluster (implies --scheduler dask)")
-    parser.add_argument("--keep-going", action="store_true", help="write the answers of the other topics when one fails")
-    parser.add_argument("--cache-dir", type=Path, default=default_cache_dir(), help="per-topic analysis cache (default $CAUSALGRAPH_CACHE or ~/.cache/causalgraph)")
+    parser.add_argument("--keep-going", action="store_true",
+                        help="write the answers of the other topics when one fails")
+    parser.add_argument("--cache-dir", type=Path, default=default_cache_dir(),
+                        help="per-topic analysis cache (default $CAUSALGRAPH_CACHE or ~/.cache/causalgraph)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the analysis cache (an encoder "
                         "that must be unpacked goes to a temporary folder removed at exit)")
     parser.add_argument("--timings", type=Path, help="JSON with the seconds of each stage per topic")
@@ -110,7 +119,8 @@ def timings(answers: list[TopicAnswer], topics: list[Topic], load: float, total:
     """The --timings file: seconds of loading, in all, and of each stage per topic."""
     sizes = {t.topic_id: (len(t.documents), len(t.questions)) for t in topics}
     rows = [
-        {"topic_id": a.topic_id, "documents": sizes[a.topic_id][0], "questions": sizes[a.topic_id][1], "cached": a.cached, **a.seconds}
+        {"topic_id": a.topic_id, "documents": sizes[a.topic_id][0], "questions": sizes[a.topic_id][1],
+         "cached": a.cached, **a.seconds}
         for a in answers
     ]
     return json.dumps({"load": load, "total": total, "topics": rows}, indent=1) + "\n"
@@ -153,7 +163,8 @@ def readable_report(topics: list[Topic], answers: list[Answer]) -> str:
     from ..reason.explain import answer_flags, evidence_line
 
     questions = {q.qid: q for t in topics for q in t.questions}
-    titles = {t.topic_id: f"Topic {t.topic_id}{': ' + t.title if t.title else ''} ({plural(len(t.documents), 'document')})"
+    titles = {t.topic_id: f"Topic {t.topic_id}{': ' + t.title if t.title else ''} "
+                          f"({plural(len(t.documents), 'document')})"
               for t in topics}
     legend = ("p: the edge scorer's probability that the option directly caused the target; * marks the options "
               "chosen; readers: each reader's judgement and what it adds to choosing the option; evidence, the "
@@ -185,9 +196,11 @@ def readable_report(topics: list[Topic], answers: list[Answer]) -> str:
             line += f"; gold {','.join(sorted(question.gold))}: score {question_scores[-1]:g}"
         lines.append(line)
     if question_scores:
-        lines += ["", f"Score {sum(question_scores) / len(question_scores):.3f} over {plural(len(question_scores), 'question')} with a gold answer (the "
-                  "official metric: 1 for the exact set, 0.5 for a non-empty subset of it, else 0); "
-                  "`causalgraph evaluate --pred P --gold G` scores a file written with --out."]
+        lines += ["",
+                  f"Score {sum(question_scores) / len(question_scores):.3f} over "
+                  f"{plural(len(question_scores), 'question')} with a gold answer (the official metric: 1 for the "
+                  "exact set, 0.5 for a non-empty subset of it, else 0); `causalgraph evaluate --pred P --gold G` "
+                  "scores a file written with --out."]
     return "\n".join(lines)
 
 
@@ -231,7 +244,8 @@ def answer(args: argparse.Namespace, start: float) -> int:
     readers = load_readers(args, topics)  # last: an LLM reader runs over every question
     judging = time.perf_counter() - judging
     weighing = time.perf_counter()  # weighing the readers analyses every topic first (run/pipeline.py)
-    run = reasoner.with_readers(readers).run(topics, advise=not args.demo)  # the demo's topic is not the user's to change
+    run = reasoner.with_readers(readers).run(topics,
+                                             advise=not args.demo)  # the demo's topic is not the user's to change
     loaded = time.perf_counter()
     weighing = loaded - weighing
     answers, failures = run_topics(run, args)

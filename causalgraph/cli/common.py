@@ -136,10 +136,11 @@ def add_document_chars_option(parser: argparse.ArgumentParser) -> None:
 def add_priors_option(parser: argparse.ArgumentParser) -> None:
     """--priors: whether the topics were built the benchmark's way (see reason.solve.PRIORS)."""
     parser.add_argument("--priors", choices=list(PRIORS),
-                        help="the AER benchmark's construction priors: 'aer' keeps them (the None prior, repeated options, "
-                             "at most three labels, and the scorer that reads where None is offered), 'none' answers a "
-                             "topic not built the benchmark's way, choosing None only where no option has the evidence. "
-                             "Default: aer for an AER data folder and --demo, none for your own topics (a topic folder or file)")
+                        help="the AER benchmark's construction priors: 'aer' keeps them (the None prior, repeated "
+                             "options, at most three labels, and the scorer that reads where None is offered), 'none' "
+                             "answers a topic not built the benchmark's way, choosing None only where no option has "
+                             "the evidence. Default: aer for an AER data folder and --demo, none for your own topics "
+                             "(a topic folder or file)")
 
 
 def resolved_priors(args: argparse.Namespace, topics: list[Topic]) -> str:
@@ -160,8 +161,8 @@ def add_reader_options(parser: argparse.ArgumentParser) -> None:
                         help="reader calibrations written by `calibrate` (matched by reader name, or the only one "
                              "to the only reader); readers it does not name are calibrated without gold")
     parser.add_argument("--crossencoder", metavar="MODEL",
-                        help="the cross-encoder reader: a folder written by `train --reader crossencoder --out`, or a hub "
-                             "name; it reads passages from the answered topics' documents")
+                        help="the cross-encoder reader: a folder written by `train --reader crossencoder --out`, or a "
+                             "hub name; it reads passages from the answered topics' documents")
     llm = parser.add_argument_group("LLM reader (any OpenAI-compatible chat-completions endpoint)")
     llm.add_argument("--llm-url", help="base URL of the endpoint, e.g. http://127.0.0.1:8080/v1")
     llm.add_argument("--llm-model", default="default", help="model name sent with each request")
@@ -205,7 +206,8 @@ INPUT_OPTIONS = ("data", "model", "reader_scores", "reader_calibration", "crosse
 def run_inputs(args: argparse.Namespace) -> list[Path]:
     """Every path that a command's options name for reading (INPUT_OPTIONS; the demo folder under --demo): the
     inputs that run.output.check_outputs keeps each command's outputs off."""
-    given = [getattr(args, name, None) for name in INPUT_OPTIONS] + [DEMO_DATA if getattr(args, "demo", False) else None]
+    given = [getattr(args, name, None) for name in INPUT_OPTIONS] + [DEMO_DATA if getattr(args, "demo", False)
+                                                                     else None]
     return [Path(p) for value in given for p in (value if isinstance(value, list) else [value]) if p is not None]
 
 
@@ -232,7 +234,8 @@ def load_readers(args: argparse.Namespace, topics: list) -> tuple[ReaderJudgemen
                             cache_dir=cache, progress=not getattr(args, "quiet", False),
                             keep_going=getattr(args, "keep_going", False))
     except OSError as err:
-        raise OSError(f"--crossencoder {err}" if args.crossencoder and str(err).startswith(args.crossencoder) else err) from None
+        raise OSError(f"--crossencoder {err}" if args.crossencoder and str(err).startswith(args.crossencoder)
+                      else err) from None
 
 
 log = logging.getLogger(__name__)
@@ -322,11 +325,11 @@ def log_warnings() -> None:
 
 def run_command(main, argv: list[str] | None = None) -> int:
     """Run a command's main; an error it did not handle ends it with one line (error_line; a bug with exit code
-    BUG_EXIT and, under --debug, the traceback first); Ctrl-C ends it with one line and exit code 130, SIGTERM with one line and 143 (outputs
-    are written whole or not at all, so nothing is half-written, and worker processes are stopped), and a closed
-    output pipe quietly with 141. What it prints and logs reaches the terminal with control and format characters
-    escaped (SafeStream, OneLineFormatter); text the terminal's encoding cannot show (under the C locale, say) is
-    printed as escapes, not an error."""
+    BUG_EXIT and, under --debug, the traceback first); Ctrl-C ends it with one line and exit code 130, SIGTERM with one
+    line and 143 (outputs are written whole or not at all, so nothing is half-written, and worker processes are
+    stopped), and a closed output pipe quietly with 141. What it prints and logs reaches the terminal with control and
+    format characters escaped (SafeStream, OneLineFormatter); text the terminal's encoding cannot show (under the C
+    locale, say) is printed as escapes, not an error."""
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
@@ -336,7 +339,8 @@ def run_command(main, argv: list[str] | None = None) -> int:
     def terminate(signum, frame):
         raise Terminated
 
-    previous = signal.signal(signal.SIGTERM, terminate) if threading.current_thread() is threading.main_thread() else None
+    previous = signal.signal(signal.SIGTERM,
+                             terminate) if threading.current_thread() is threading.main_thread() else None
     debug = "--debug" in (sys.argv[1:] if argv is None else argv)
     try:
         log_warnings()

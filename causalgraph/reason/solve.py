@@ -62,7 +62,8 @@ class SolverParams:
         values = [(f.name, getattr(self, f.name)) for f in dataclasses.fields(self) if f.name in params]
         for name, value in values + list(self.constants):
             if value is not None and not (isinstance(value, int) and -MAX_CONSTANT <= value <= MAX_CONSTANT):
-                raise ValueError(f"{name.replace('_', '-')} must be an integer within +-{MAX_CONSTANT:,}, got {value!r}")
+                raise ValueError(f"{name.replace('_', '-')} must be an integer within +-{MAX_CONSTANT:,}, got "
+                                 f"{value!r}")
         for rules in self.extra_rules:
             if not isinstance(rules, (Path, str)):
                 raise TypeError(f"extra-rules must be rule files (Path) or program text (str), got {rules!r}")
@@ -156,7 +157,8 @@ class Solution:
     optimal: bool
     cost: tuple[int, ...]
     dropped: tuple[str, ...] = field(default=())
-    alone: dict[str, tuple[str, ...]] = field(default_factory=dict)  # questions answered on their own: their dropped groups
+    alone: dict[str,
+                tuple[str, ...]] = field(default_factory=dict)  # questions answered on their own: their dropped groups
     alone_excluded: dict[str, tuple[Excluded, ...]] = field(default_factory=dict)
     why: tuple[Why, ...] = ()  # the rule files' explain parts, where asked for: what decided each option
     guesses: frozenset[str] = frozenset()  # the questions whose answer is a forced guess
@@ -274,7 +276,8 @@ class TopicProgram:
             self.literals[atom.literal] = g
         # the assumptions as literals: clingo would look each symbol up again at every solve
         self.group_literals = {g: lit for lit, g in self.literals.items()}
-        self.question_literals = sorted((a.symbol.arguments[0].string, a.literal) for a in atoms.by_signature("q_active", 1))
+        self.question_literals = sorted((a.symbol.arguments[0].string, a.literal)
+                                        for a in atoms.by_signature("q_active", 1))
         self.events: dict[str, set[int]] = defaultdict(set)  # each question's target and options
         for signature in (("target", 2), ("option", 3)):
             for a in atoms.by_signature(*signature):
@@ -300,13 +303,15 @@ class TopicProgram:
             self.control.ground([(name, [])])
             self.parts.add(name)
 
-    def explain(self, answers: dict[str, frozenset[str]], groups: Iterable[str], questions: Iterable[str]) -> SolveResult:
+    def explain(self, answers: dict[str, frozenset[str]], groups: Iterable[str],
+                questions: Iterable[str]) -> SolveResult:
         """The answer set with exactly `answers` selected for `questions`, solved under `groups` with the
         explanation atoms of the explain parts (rules/explain.lp and each group's; the answers assumed, there is
         nothing to choose)."""
         self.ground_part("explain")
         questions = list(questions)
-        chosen = [(symbol, label in answers[q]) for (q, label), symbol in sorted(self.selects.items()) if q in questions]
+        chosen = [(symbol, label in answers[q]) for (q, label), symbol in sorted(self.selects.items())
+                  if q in questions]
         return self.solve(groups, questions, assumed=chosen)
 
     def alternative(self, qid: str, answer: frozenset[str], groups: Iterable[str], questions: Iterable[str],
@@ -487,7 +492,8 @@ def solve_parts(program: TopicProgram, topic_id: int, qids: list[str], active: l
                     "answering each on its own, the rest of the topic together", topic_id, ", ".join(impossible))
     rest = [q for q in qids if q not in alone]
     try:
-        parts = [relax(program, active, rest, deadline, f"topic {topic_id}", None if impossible else found)] if rest else []
+        parts = [relax(program, active, rest, deadline, f"topic {topic_id}", None if impossible
+                       else found)] if rest else []
     except Unanswerable:
         if checked:
             raise

@@ -27,6 +27,7 @@ def thin_topics(topics: list[Topic], readers: bool, documents: bool = True) -> t
                        + (f" and {len(ts) - MOST_RUNS:,} more" if len(ts) > MOST_RUNS else ""))
     bare = [t.topic_id for t in thin if not t.documents]
     whose = (f"{'their' if len(bare) > 1 else 'its'} documents" if bare == ids else f"the documents of {name(bare)}")
-    helps = (f"{whose} (docs.json, or a topic file's `documents`), or a reader: " if documents and bare else "a reader: ")
+    helps = (f"{whose} (docs.json, or a topic file's `documents`), or a reader: " if documents and bare
+             else "a reader: ")
     return ids, (f"{name(ids)}: fewer than {THIN_QUESTIONS} questions and no reader; what would help: "
                  f"{helps}{HELPFUL_READERS}")

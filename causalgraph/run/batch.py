@@ -13,7 +13,8 @@ from ..analysis.analyse import ANALYSIS_STAGES, TopicAnalysis, analyse_topic
 from ..analysis.cache import AnalysisCache
 from ..config import DEFAULT_MODEL
 from ..data import Topic
-from ..learn.scorer import (Scorer, edge_scores, evidence_effects, load_scorer, reads_documents, reads_statements, second_encoder,
+from ..learn.scorer import (Scorer, edge_scores, evidence_effects, load_scorer, reads_documents, reads_statements,
+                            second_encoder,
                             with_scorer_bias)
 from ..learn.user import VERSUS_CANDIDATES
 from ..readers.base import ReaderJudgements
@@ -207,7 +208,8 @@ def answer_topic(analysis: TopicAnalysis, scorer: Scorer, settings: Settings = S
     scored = time.perf_counter()
     without, params = settings.rules()
     readers = tuple(r.for_questions(q.qid for q in analysis.topic.questions) for r in settings.readers)
-    solution = solve_analysis(analysis, probabilities, without, with_scorer_bias(params, scorer, len(analysis.topic.questions)),
+    solution = solve_analysis(analysis, probabilities, without,
+                              with_scorer_bias(params, scorer, len(analysis.topic.questions)),
                               settings.time_limit, readers, explain=settings.explain)
     if seconds is not None:
         seconds.update(scoring=scored - start, solving=time.perf_counter() - scored)

@@ -47,7 +47,8 @@ def checked_time_limit(limit: object) -> float | None:
     """`time_limit` (--time-limit): None, or seconds of solving per topic above 0 and at most MAX_TIME_LIMIT."""
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))
                               or not 0 < limit <= MAX_TIME_LIMIT):
-        raise ValueError(f"time-limit must be a number of seconds above 0 and at most {MAX_TIME_LIMIT:g}, got {limit!r}")
+        raise ValueError(f"time-limit must be a number of seconds above 0 and at most {MAX_TIME_LIMIT:g}, got "
+                         f"{limit!r}")
     return limit
 
 
@@ -86,7 +87,8 @@ def checked_topics(topics: object) -> list[Topic]:
             where = f"topics: topic {topic.topic_id}"
             if not isinstance(question, Question):
                 raise TypeError(f"{where} holds a {type(question).__name__}, not a Question")
-            if len(question.options) != len(LABELS) or not all(isinstance(t, str) for t in (question.target, *question.options)):
+            if len(question.options) != len(LABELS) or not all(isinstance(t, str)
+                                                               for t in (question.target, *question.options)):
                 raise ValueError(f"{where}, question {question.qid!r}: a target text and {len(LABELS)} option texts "
                                  f"are needed, got {len(question.options)} options")
     return found

@@ -41,7 +41,8 @@ def check_outputs(outputs: dict[str, str | os.PathLike | None], inputs: Iterable
             raise OutputError(f"{option} {given}: {same[0]} names the same file")
         inside = [other for other, f in writes_in.items() if f == path or path in f.parents]
         if inside:
-            raise OutputError(f"{option} {given}: {inside[0]} {writes_in[inside[0]]} is a folder there; give them apart")
+            raise OutputError(f"{option} {given}: {inside[0]} {writes_in[inside[0]]} is a folder there; give them "
+                              "apart")
         if path.is_dir():
             raise OutputError(f"{option} {given}: is a folder")
         kind = special_kind(path)

@@ -23,7 +23,8 @@ from typing import Any, Callable, Generator, Iterator, Sequence
 from ..data.records import escaped
 
 # Characters of unread documents from which a run is worth two worker processes: each loads spaCy and the encoder
-# (about 8 s), and reading runs at about 20,000 characters a second on one core (measured when it was set; not recorded since).
+# (about 8 s), and reading runs at about 20,000 characters a second on one core (measured when it was set; not recorded
+# since).
 PARALLEL_CHARS = 200_000
 
 SCHEDULERS = ("local", "dask")
