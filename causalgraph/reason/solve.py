@@ -216,22 +216,24 @@ def program_files(readers: bool = False) -> list[Path]:
 
 
 @cache
-def rule_parts(path: Path) -> dict[str, tuple[clingo.ast.AST, ...]]:
-    """A rule file's statements by program part: its base part and each `#program NAME.` part, each opening with
-    its #program statement (read once a process). A part is added to a program only where it is grounded:
-    clingo would otherwise take its statements into the first grounding's checks (a projection, `real(Q,L,_,_)`,
-    of an atom that no base rule derives is reported undefined)."""
-    parts: defaultdict[str, list[clingo.ast.AST]] = defaultdict(list)
+def rule_parts(path: Path) -> dict[str, str]:
+    """A rule file's program text by program part: its base part and each `#program NAME.` part, without the
+    #program statements (read once a process; text, not clingo's AST objects, which are not shared between
+    programs). A part is added to a program only where it is grounded: clingo would otherwise take its statements
+    into the first grounding's checks (a projection, `real(Q,L,_,_)`, of an atom that no base rule derives is
+    reported undefined)."""
+    parts: defaultdict[str, list[str]] = defaultdict(list)
     part = "base"
 
     def add(statement: clingo.ast.AST) -> None:
         nonlocal part
         if statement.ast_type == clingo.ast.ASTType.Program:
             part = statement.name
-        parts[part].append(statement)
+        else:
+            parts[part].append(str(statement))
 
     clingo.ast.parse_files([str(path)], add, logger=clingo_message)
-    return {name: tuple(statements) for name, statements in parts.items()}
+    return {name: "\n".join(statements) for name, statements in parts.items()}
 
 
 def clingo_message(code: clingo.MessageCode, message: str) -> None:
@@ -290,10 +292,7 @@ class TopicProgram:
 
     def add_part(self, name: str) -> None:
         """Add the program part `name` of every rule file to the program."""
-        with clingo.ast.ProgramBuilder(self.control) as builder:
-            for path in self.files:
-                for statement in rule_parts(path).get(name, ()):
-                    builder.add(statement)
+        self.control.add(name, [], "\n".join(rule_parts(path).get(name, "") for path in self.files))
 
     def ground_part(self, name: str) -> None:
         """Add and ground the program part `name` of the rule files (once), after the topic's solves: the explain
