@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--split", choices=SPLITS, help="the split of an AER data folder to answer (default test)")
     parser.add_argument("--out", type=Path,
                         help='submission JSONL: {"id", "answer"} a line; without it, the answers are '
-                                                 "printed with what decided each option")
+                             "printed with what decided each option")
     parser.add_argument("--explain", type=Path, help="JSONL with each option's edge score and the rules that fired")
     parser.add_argument("--topics", type=parse_topics, help="only these topic ids, e.g. 37,40-42")
     add_document_chars_option(parser)
@@ -60,12 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_priors_option(parser)
     parser.add_argument("--none-prior", type=weight,
                         help="cost of a real option where None is offered, weighed against the "
-                        "edge log-odds x 100; default: a priority level above all edge evidence")
+                             "edge log-odds x 100; default: a priority level above all edge evidence")
     parser.add_argument("--bias", type=weight,
                         help="precision bias per selected label (log-odds x 100); default: the model's")
     parser.add_argument("--time-limit", type=positive(float),
                         help="seconds of solving per topic, all its searches together; "
-                        "the best answer set found by then is used; it bounds the LLM reader too (--llm-timeout)")
+                             "the best answer set found by then is used; it bounds the LLM reader too (--llm-timeout)")
     parser.add_argument("--workers", type=workers_option, default="auto",
                         help="topics answered in parallel (processes); 'auto' (default): two where at least two topics "
                              f"must be analysed and their documents hold {PARALLEL_CHARS:,} characters or more, else "

@@ -14,8 +14,7 @@ from ..analysis.cache import AnalysisCache
 from ..config import DEFAULT_MODEL
 from ..data import Topic
 from ..learn.scorer import (Scorer, edge_scores, evidence_effects, load_scorer, reads_documents, reads_statements,
-                            second_encoder,
-                            with_scorer_bias)
+                            second_encoder, with_scorer_bias)
 from ..learn.user import VERSUS_CANDIDATES
 from ..readers.base import ReaderJudgements
 from ..readers.trust import TrustSettings
